@@ -1,0 +1,298 @@
+//! Parley's typed settings. `config/default.toml` is compiled in and documents every key; an
+//! optional file (`PARLEY_CONFIG`) and then `PARLEY_*` environment variables override it.
+
+mod secret;
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+pub use secret::ensure_jwt_secret;
+
+const DEFAULTS: &str = include_str!("../default.toml");
+const ENV_PREFIX: &str = "PARLEY";
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("config file {path}: {source}")]
+    File { path: PathBuf, source: std::io::Error },
+    #[error("config syntax: {0}")]
+    Syntax(#[from] toml::de::Error),
+    #[error("environment variable {name}: cannot read {value:?} as {expected}")]
+    Env { name: String, value: String, expected: &'static str },
+    #[error("setting {key}: {message}")]
+    Invalid { key: &'static str, message: String },
+    #[error("jwt secret in {path}: {source}")]
+    Secret { path: PathBuf, source: std::io::Error },
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Settings {
+    pub addr: String,
+    pub data_dir: PathBuf,
+    pub database_url: String,
+    pub database_pool_size: usize,
+    pub public_url: String,
+    pub auth: AuthSettings,
+    pub oauth: OAuthSettings,
+    pub web: WebSettings,
+    pub uploads: UploadSettings,
+    pub realtime: RealtimeSettings,
+    pub llm: LlmSettings,
+    pub embeddings: EmbeddingSettings,
+    pub crawler: CrawlerSettings,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct AuthSettings {
+    pub jwt_secret: String,
+    pub token_ttl_hours: u64,
+    pub max_avatar_bytes: usize,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct OAuthSettings {
+    pub google: OAuthProvider,
+    pub github: OAuthProvider,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct OAuthProvider {
+    pub client_id: String,
+    pub client_secret: String,
+    pub auth_url: String,
+    pub token_url: String,
+    pub userinfo_url: String,
+    pub scopes: String,
+}
+
+impl OAuthProvider {
+    /// A provider is usable only with both a client id and a secret.
+    pub fn is_configured(&self) -> bool {
+        !self.client_id.is_empty() && !self.client_secret.is_empty()
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct WebSettings {
+    pub dashboard_dir: PathBuf,
+    pub widget_dir: PathBuf,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct UploadSettings {
+    pub max_pdf_bytes: usize,
+    pub max_icon_bytes: usize,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct RealtimeSettings {
+    pub ping_interval_ms: u64,
+    pub ping_timeout_ms: u64,
+    pub max_payload: usize,
+    pub connect_timeout_ms: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct LlmSettings {
+    pub answerer: String,
+    pub base_url: String,
+    pub model: String,
+    pub api_key: String,
+    pub timeout_secs: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct EmbeddingSettings {
+    pub model_dir: PathBuf,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct CrawlerSettings {
+    pub allow_private: bool,
+    pub max_pages: usize,
+    pub max_depth: usize,
+    pub timeout_secs: u64,
+    pub max_response_bytes: usize,
+}
+
+impl Settings {
+    /// Defaults, then the file named by `PARLEY_CONFIG` (if any), then `PARLEY_*` variables.
+    pub fn load() -> Result<Self, ConfigError> {
+        let env: BTreeMap<String, String> = std::env::vars().collect();
+        Self::load_from(&env)
+    }
+
+    /// Same as [`Settings::load`] with an explicit environment, for tests.
+    pub fn load_from(env: &BTreeMap<String, String>) -> Result<Self, ConfigError> {
+        let mut tree: toml::Table = toml::from_str(DEFAULTS)?;
+        if let Some(path) = env.get("PARLEY_CONFIG").filter(|p| !p.is_empty()) {
+            let text = std::fs::read_to_string(path)
+                .map_err(|source| ConfigError::File { path: path.into(), source })?;
+            let file: toml::Table = toml::from_str(&text)?;
+            merge(&mut tree, file);
+        }
+        apply_env(&mut tree, ENV_PREFIX, env)?;
+        let settings: Settings = toml::Value::Table(tree).try_into()?;
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    /// Defaults only (what tests start from before pointing at their own data dir).
+    pub fn defaults() -> Result<Self, ConfigError> {
+        Self::load_from(&BTreeMap::new())
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        self.addr.parse::<SocketAddr>().map_err(|e| ConfigError::Invalid {
+            key: "addr",
+            message: format!("{:?} is not host:port ({e})", self.addr),
+        })?;
+        if !self.database_url.is_empty() && !self.uses_postgres() {
+            return Err(ConfigError::Invalid {
+                key: "database_url",
+                message: "only postgres:// URLs are supported; leave it empty for SQLite".into(),
+            });
+        }
+        if self.database_pool_size == 0 {
+            return Err(ConfigError::Invalid { key: "database_pool_size", message: "must be at least 1".into() });
+        }
+        Ok(())
+    }
+
+    pub fn uses_postgres(&self) -> bool {
+        self.database_url.starts_with("postgres://") || self.database_url.starts_with("postgresql://")
+    }
+
+    /// The SQLite file used when no PostgreSQL URL is configured.
+    pub fn sqlite_path(&self) -> PathBuf {
+        self.data_dir.join("parley.db")
+    }
+
+    pub fn uploads_dir(&self) -> PathBuf {
+        self.data_dir.join("uploads")
+    }
+
+    /// Base URL the outside world reaches this server at.
+    pub fn public_base_url(&self) -> String {
+        if self.public_url.is_empty() {
+            format!("http://{}", self.addr)
+        } else {
+            self.public_url.trim_end_matches('/').to_string()
+        }
+    }
+
+    /// Resolve relative web directories against `root` (the directory the binary runs from).
+    pub fn resolve_paths(&mut self, root: &Path) {
+        for dir in [&mut self.web.dashboard_dir, &mut self.web.widget_dir] {
+            if dir.is_relative() {
+                *dir = root.join(&*dir);
+            }
+        }
+    }
+}
+
+/// Overlay `over` onto `base`, recursing into tables.
+fn merge(base: &mut toml::Table, over: toml::Table) {
+    for (key, value) in over {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (_, v) => {
+                base.insert(key, v);
+            }
+        }
+    }
+}
+
+/// Every leaf `a.b.c` of the defaults can be set by `PARLEY_A_B_C`; the value is read with the
+/// type the default has, so a typo in a number is an error rather than a silent default.
+fn apply_env(
+    table: &mut toml::Table,
+    prefix: &str,
+    env: &BTreeMap<String, String>,
+) -> Result<(), ConfigError> {
+    for (key, value) in table.iter_mut() {
+        let name = format!("{prefix}_{}", key.to_ascii_uppercase());
+        if let toml::Value::Table(inner) = value {
+            apply_env(inner, &name, env)?;
+            continue;
+        }
+        let Some(raw) = env.get(&name) else { continue };
+        let bad = |expected| ConfigError::Env { name: name.clone(), value: raw.clone(), expected };
+        *value = match value {
+            toml::Value::Integer(_) => toml::Value::Integer(raw.trim().parse().map_err(|_| bad("an integer"))?),
+            toml::Value::Float(_) => toml::Value::Float(raw.trim().parse().map_err(|_| bad("a number"))?),
+            toml::Value::Boolean(_) => toml::Value::Boolean(match raw.trim() {
+                "1" | "true" | "yes" | "on" => true,
+                "0" | "false" | "no" | "off" => false,
+                _ => return Err(bad("true or false")),
+            }),
+            _ => toml::Value::String(raw.clone()),
+        };
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn defaults_match_the_documented_file() {
+        let s = Settings::defaults().unwrap();
+        assert_eq!(s.addr, "127.0.0.1:8080");
+        assert_eq!(s.data_dir, PathBuf::from("./data"));
+        assert!(s.database_url.is_empty());
+        assert!(!s.uses_postgres());
+        assert_eq!(s.realtime.ping_interval_ms, 25000);
+        assert_eq!(s.realtime.ping_timeout_ms, 20000);
+        assert_eq!(s.realtime.max_payload, 1_000_000);
+        assert_eq!(s.uploads.max_pdf_bytes, 10 * 1024 * 1024);
+        assert!(!s.oauth.google.is_configured());
+    }
+
+    #[test]
+    fn environment_overrides_top_level_and_nested_keys() {
+        let s = Settings::load_from(&env(&[
+            ("PARLEY_ADDR", "0.0.0.0:9000"),
+            ("PARLEY_DATABASE_URL", "postgres://u@h/db"),
+            ("PARLEY_CRAWLER_ALLOW_PRIVATE", "true"),
+            ("PARLEY_REALTIME_PING_INTERVAL_MS", "300"),
+            ("PARLEY_OAUTH_GOOGLE_CLIENT_ID", "abc"),
+        ]))
+        .unwrap();
+        assert_eq!(s.addr, "0.0.0.0:9000");
+        assert!(s.uses_postgres());
+        assert!(s.crawler.allow_private);
+        assert_eq!(s.realtime.ping_interval_ms, 300);
+        assert_eq!(s.oauth.google.client_id, "abc");
+    }
+
+    #[test]
+    fn a_badly_typed_variable_is_an_error_naming_it() {
+        let err = Settings::load_from(&env(&[("PARLEY_REALTIME_MAX_PAYLOAD", "lots")])).unwrap_err();
+        assert!(err.to_string().contains("PARLEY_REALTIME_MAX_PAYLOAD"), "{err}");
+        let err = Settings::load_from(&env(&[("PARLEY_ADDR", "nowhere")])).unwrap_err();
+        assert!(err.to_string().contains("addr"), "{err}");
+        let err = Settings::load_from(&env(&[("PARLEY_DATABASE_URL", "mysql://x")])).unwrap_err();
+        assert!(err.to_string().contains("postgres"), "{err}");
+    }
+
+    #[test]
+    fn a_config_file_overrides_defaults_and_env_overrides_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.toml");
+        std::fs::write(&path, "addr = \"127.0.0.1:1\"\n[llm]\nmodel = \"m\"\n").unwrap();
+        let p = path.to_string_lossy().to_string();
+        let s = Settings::load_from(&env(&[("PARLEY_CONFIG", &p), ("PARLEY_ADDR", "127.0.0.1:2")])).unwrap();
+        assert_eq!(s.addr, "127.0.0.1:2");
+        assert_eq!(s.llm.model, "m");
+        assert_eq!(s.llm.answerer, "extractive");
+    }
+}

@@ -1,0 +1,17 @@
+DROP TABLE activity_log;
+DROP TABLE payments;
+DROP TABLE usage_counters;
+DROP TABLE subscriptions;
+DROP TABLE plans;
+DROP TABLE leads;
+DROP TABLE chat_messages;
+DROP TABLE chat_sessions;
+DROP TABLE chunks;
+DROP TABLE qa_pairs;
+DROP TABLE knowledge_sources;
+DROP TABLE team_members;
+DROP TABLE bot_settings;
+DROP TABLE bots;
+DROP TABLE notification_preferences;
+DROP TABLE user_identities;
+DROP TABLE users;

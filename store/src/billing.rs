@@ -1,0 +1,170 @@
+//! Plans, subscriptions and usage: what a user may spend and has spent in the current period.
+//! Periods are calendar months from the subscription's start; a limit of 999 means unlimited.
+
+use chrono::{Months, NaiveDateTime};
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+
+use crate::models::{Plan, Subscription, UsageCounter};
+use crate::schema::{bots, plans, subscriptions, usage_counters};
+use crate::{new_id, time, Store, StoreError, StoreResult};
+
+pub const UNLIMITED: i32 = 999;
+
+pub(crate) fn new_free_subscription(user_id: &str, now: NaiveDateTime) -> Subscription {
+    Subscription {
+        id: new_id(),
+        user_id: user_id.to_string(),
+        plan_id: "free".into(),
+        status: "active".into(),
+        billing_cycle: "monthly".into(),
+        current_period_start: now,
+        current_period_end: now.checked_add_months(Months::new(1)).unwrap_or(now),
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+/// The start of the period `now` falls in, stepping whole months from `anchor`.
+pub fn period_start(anchor: NaiveDateTime, now: NaiveDateTime) -> NaiveDateTime {
+    let mut start = anchor;
+    // At most a few hundred steps even for a decade-old subscription.
+    for months in 1..=1200u32 {
+        match anchor.checked_add_months(Months::new(months)) {
+            Some(next) if next <= now => start = next,
+            _ => break,
+        }
+    }
+    start
+}
+
+/// What a user has and has used this period.
+#[derive(Debug, Clone)]
+pub struct Allowance {
+    pub plan: Plan,
+    pub subscription: Subscription,
+    pub period_start: NaiveDateTime,
+    pub period_end: NaiveDateTime,
+    pub conversations_used: i32,
+    pub credits_used: i32,
+    pub bots_used: i32,
+}
+
+impl Allowance {
+    pub fn remaining_credits(&self) -> i32 {
+        if self.plan.credits_limit >= UNLIMITED {
+            return UNLIMITED;
+        }
+        (self.plan.credits_limit - self.credits_used).max(0)
+    }
+
+    pub fn can_create_bot(&self) -> bool {
+        self.plan.bots_limit >= UNLIMITED || self.bots_used < self.plan.bots_limit
+    }
+}
+
+impl Store {
+    pub async fn plans(&self) -> StoreResult<Vec<Plan>> {
+        db_run!(self, |conn| plans::table.order(plans::sort_order).load::<Plan>(conn).await)
+            .map_err(Into::into)
+    }
+
+    /// The user's plan and this period's usage. A user without a subscription row (possible
+    /// only for data from outside Parley) is treated as on Free.
+    pub async fn allowance(&self, user_id: &str) -> StoreResult<Allowance> {
+        let now = time::now();
+        let (subscription, plan, bots_used) = db_run!(self, |conn| {
+            let sub: Option<Subscription> = subscriptions::table
+                .filter(subscriptions::user_id.eq(user_id))
+                .first(conn)
+                .await
+                .optional()?;
+            let sub = sub.unwrap_or_else(|| new_free_subscription(user_id, now));
+            let plan: Plan = plans::table.find(&sub.plan_id).first(conn).await?;
+            let bots_used: i64 = bots::table.filter(bots::owner_id.eq(user_id)).count().get_result(conn).await?;
+            Ok::<_, StoreError>((sub, plan, bots_used))
+        })?;
+        let start = period_start(subscription.current_period_start, now);
+        let end = start.checked_add_months(Months::new(1)).unwrap_or(start);
+        let usage = db_run!(self, |conn| usage_counters::table
+            .find((user_id, start))
+            .first::<UsageCounter>(conn)
+            .await
+            .optional())?;
+        Ok(Allowance {
+            plan,
+            subscription,
+            period_start: start,
+            period_end: end,
+            conversations_used: usage.as_ref().map_or(0, |u| u.conversations),
+            credits_used: usage.as_ref().map_or(0, |u| u.credits_used),
+            bots_used: i32::try_from(bots_used).unwrap_or(i32::MAX),
+        })
+    }
+
+    /// Spends one credit if any is left this period; returns whether it was spent. The check
+    /// and the increment are one conditional update, so concurrent replies cannot overspend.
+    pub async fn spend_credit(&self, user_id: &str) -> StoreResult<bool> {
+        let allowance = self.allowance(user_id).await?;
+        let limit = allowance.plan.credits_limit;
+        let start = allowance.period_start;
+        let row = UsageCounter { user_id: user_id.to_string(), period_start: start, conversations: 0, credits_used: 0 };
+        db_run!(self, |conn| {
+            diesel::insert_into(usage_counters::table)
+                .values(&row)
+                .on_conflict((usage_counters::user_id, usage_counters::period_start))
+                .do_nothing()
+                .execute(conn)
+                .await?;
+            let target = usage_counters::table.find((user_id, start));
+            let n = if limit >= UNLIMITED {
+                diesel::update(target)
+                    .set(usage_counters::credits_used.eq(usage_counters::credits_used + 1))
+                    .execute(conn)
+                    .await?
+            } else {
+                diesel::update(target.filter(usage_counters::credits_used.lt(limit)))
+                    .set(usage_counters::credits_used.eq(usage_counters::credits_used + 1))
+                    .execute(conn)
+                    .await?
+            };
+            Ok::<_, StoreError>(n == 1)
+        })
+    }
+
+    /// Counts a new conversation in the owner's current period.
+    pub async fn count_conversation(&self, user_id: &str) -> StoreResult<()> {
+        let allowance = self.allowance(user_id).await?;
+        let row = UsageCounter {
+            user_id: user_id.to_string(),
+            period_start: allowance.period_start,
+            conversations: 1,
+            credits_used: 0,
+        };
+        db_run!(self, |conn| diesel::insert_into(usage_counters::table)
+            .values(&row)
+            .on_conflict((usage_counters::user_id, usage_counters::period_start))
+            .do_update()
+            .set(usage_counters::conversations.eq(usage_counters::conversations + 1))
+            .execute(conn)
+            .await)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::NaiveDate;
+
+    fn at(y: i32, m: u32, d: u32) -> NaiveDateTime {
+        NaiveDate::from_ymd_opt(y, m, d).unwrap().and_hms_opt(12, 0, 0).unwrap()
+    }
+
+    #[test]
+    fn period_start_steps_whole_months() {
+        assert_eq!(period_start(at(2026, 1, 31), at(2026, 1, 31)), at(2026, 1, 31));
+        assert_eq!(period_start(at(2026, 1, 15), at(2026, 3, 20)), at(2026, 3, 15));
+        assert_eq!(period_start(at(2026, 1, 15), at(2026, 3, 14)), at(2026, 2, 15));
+    }
+}

@@ -1,0 +1,38 @@
+//! Store errors: what callers must tell apart (missing, conflicting) and what they just report.
+
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("not found")]
+    NotFound,
+    /// A unique constraint refused the write (an email already registered, say).
+    #[error("conflict: {0}")]
+    Conflict(String),
+    #[error("database: {0}")]
+    Database(DieselError),
+    #[error("database connection: {0}")]
+    Connection(String),
+    #[error("migrations: {0}")]
+    Migration(String),
+    #[error("stored data is malformed: {0}")]
+    Corrupt(String),
+}
+
+impl From<DieselError> for StoreError {
+    fn from(e: DieselError) -> Self {
+        match e {
+            DieselError::NotFound => StoreError::NotFound,
+            DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
+                StoreError::Conflict(info.message().to_string())
+            }
+            other => StoreError::Database(other),
+        }
+    }
+}
+
+impl From<serde_json::Error> for StoreError {
+    fn from(e: serde_json::Error) -> Self {
+        StoreError::Corrupt(e.to_string())
+    }
+}

@@ -1,0 +1,31 @@
+//! Parley's store: one diesel schema over SQLite (embedded default) or PostgreSQL (at scale).
+//! Everything the product keeps goes through [`Store`]; every query is written once and runs
+//! on both backends through the `db_run!` / `db_tx!` macros.
+
+#[macro_use]
+mod macros;
+mod pool;
+
+pub mod activity;
+pub mod billing;
+pub mod bots;
+pub mod error;
+pub mod models;
+pub mod roles;
+pub mod schema;
+pub mod team;
+#[cfg(feature = "testing")]
+pub mod testing;
+pub mod time;
+pub mod users;
+
+pub use error::StoreError;
+pub use pool::{Backend, Store};
+pub use roles::Role;
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// A new random id, as the text UUIDs every table uses.
+pub fn new_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}

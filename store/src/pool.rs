@@ -1,0 +1,149 @@
+//! Connecting: a deadpool of diesel-async connections per backend, the SQLite pragmas every
+//! connection needs, and the migrations run at start-up.
+
+use std::path::Path;
+
+use diesel::sqlite::SqliteConnection;
+use diesel::{Connection, ConnectionError};
+use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
+use diesel_async::pooled_connection::deadpool::{Object, Pool};
+use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
+use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
+use diesel_async::{AsyncPgConnection, SimpleAsyncConnection};
+use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
+use futures_util::future::{BoxFuture, FutureExt};
+use parley_config::Settings;
+
+use crate::{StoreError, StoreResult};
+
+pub(crate) type SqliteConn = SyncConnectionWrapper<SqliteConnection>;
+
+const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
+const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
+
+/// WAL lets readers run beside the writer; the busy timeout makes concurrent writers wait
+/// instead of failing; SQLite leaves foreign keys off unless asked.
+const SQLITE_PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+     PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+#[derive(Clone)]
+enum Pools {
+    Sqlite(Pool<SqliteConn>),
+    Pg(Pool<AsyncPgConnection>),
+}
+
+pub(crate) enum Pooled {
+    Sqlite(Object<SqliteConn>),
+    Pg(Object<AsyncPgConnection>),
+}
+
+/// The handle everything else uses. Cheap to clone.
+#[derive(Clone)]
+pub struct Store {
+    pools: Pools,
+}
+
+impl Store {
+    /// Opens the database the settings name (creating the SQLite file and data directory if
+    /// needed) and brings its schema up to date.
+    pub async fn open(settings: &Settings) -> StoreResult<Store> {
+        if settings.uses_postgres() {
+            Self::open_postgres(&settings.database_url, settings.database_pool_size).await
+        } else {
+            std::fs::create_dir_all(&settings.data_dir)
+                .map_err(|e| StoreError::Connection(format!("{}: {e}", settings.data_dir.display())))?;
+            Self::open_sqlite(&settings.sqlite_path(), settings.database_pool_size).await
+        }
+    }
+
+    pub async fn open_sqlite(path: &Path, pool_size: usize) -> StoreResult<Store> {
+        let url = path.to_string_lossy().to_string();
+        let migrate_url = url.clone();
+        run_blocking(move || {
+            let mut conn = SqliteConnection::establish(&migrate_url)
+                .map_err(|e| StoreError::Connection(e.to_string()))?;
+            diesel::connection::SimpleConnection::batch_execute(&mut conn, SQLITE_PRAGMAS)?;
+            conn.run_pending_migrations(SQLITE_MIGRATIONS)
+                .map_err(|e| StoreError::Migration(e.to_string()))?;
+            Ok(())
+        })
+        .await?;
+        let mut config = ManagerConfig::default();
+        config.custom_setup = Box::new(|url| setup_sqlite(url).boxed());
+        let manager = AsyncDieselConnectionManager::<SqliteConn>::new_with_config(url, config);
+        let pool = Pool::builder(manager)
+            .max_size(pool_size)
+            .build()
+            .map_err(|e| StoreError::Connection(e.to_string()))?;
+        let store = Store { pools: Pools::Sqlite(pool) };
+        store.ping().await?;
+        Ok(store)
+    }
+
+    pub async fn open_postgres(url: &str, pool_size: usize) -> StoreResult<Store> {
+        let migrate_url = url.to_string();
+        run_blocking(move || {
+            let mut conn = AsyncConnectionWrapper::<AsyncPgConnection>::establish(&migrate_url)
+                .map_err(|e| StoreError::Connection(e.to_string()))?;
+            conn.run_pending_migrations(PG_MIGRATIONS)
+                .map_err(|e| StoreError::Migration(e.to_string()))?;
+            Ok(())
+        })
+        .await?;
+        let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new(url);
+        let pool = Pool::builder(manager)
+            .max_size(pool_size)
+            .build()
+            .map_err(|e| StoreError::Connection(e.to_string()))?;
+        let store = Store { pools: Pools::Pg(pool) };
+        store.ping().await?;
+        Ok(store)
+    }
+
+    pub fn backend(&self) -> Backend {
+        match self.pools {
+            Pools::Sqlite(_) => Backend::Sqlite,
+            Pools::Pg(_) => Backend::Postgres,
+        }
+    }
+
+    /// A round trip to the database (the health check).
+    pub async fn ping(&self) -> StoreResult<()> {
+        db_run!(self, |conn| conn.batch_execute("SELECT 1").await)?;
+        Ok(())
+    }
+
+    pub(crate) async fn connection(&self) -> StoreResult<Pooled> {
+        let err = |e: diesel_async::pooled_connection::deadpool::PoolError| StoreError::Connection(e.to_string());
+        Ok(match &self.pools {
+            Pools::Sqlite(pool) => Pooled::Sqlite(pool.get().await.map_err(err)?),
+            Pools::Pg(pool) => Pooled::Pg(pool.get().await.map_err(err)?),
+        })
+    }
+}
+
+fn setup_sqlite(url: &str) -> BoxFuture<'_, diesel::ConnectionResult<SqliteConn>> {
+    async move {
+        use diesel_async::AsyncConnection;
+        let mut conn = SqliteConn::establish(url).await?;
+        conn.batch_execute(SQLITE_PRAGMAS)
+            .await
+            .map_err(ConnectionError::CouldntSetupConfiguration)?;
+        Ok(conn)
+    }
+    .boxed()
+}
+
+async fn run_blocking<T: Send + 'static>(
+    f: impl FnOnce() -> StoreResult<T> + Send + 'static,
+) -> StoreResult<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| StoreError::Connection(format!("blocking task failed: {e}")))?
+}

@@ -1,0 +1,58 @@
+//! Fresh databases for tests: a temporary SQLite file, or a new PostgreSQL database on the
+//! local server (`PARLEY_TEST_PG_URL`, default the machine's trust-auth server).
+
+use std::path::PathBuf;
+
+use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
+
+use crate::{Backend, Store, StoreError, StoreResult};
+
+pub const DEFAULT_PG_ADMIN_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
+
+/// Prefix of every database the tests create (`.ci/run` drops leftovers before a run).
+pub const TEST_DB_PREFIX: &str = "parley_test_";
+
+pub fn pg_admin_url() -> String {
+    std::env::var("PARLEY_TEST_PG_URL").unwrap_or_else(|_| DEFAULT_PG_ADMIN_URL.to_string())
+}
+
+/// Creates an empty PostgreSQL database and returns its URL.
+pub async fn fresh_pg_database() -> StoreResult<String> {
+    let admin = pg_admin_url();
+    let name = format!("{TEST_DB_PREFIX}{}", uuid::Uuid::new_v4().simple());
+    let mut conn = AsyncPgConnection::establish(&admin)
+        .await
+        .map_err(|e| StoreError::Connection(format!("{admin}: {e} (is PostgreSQL running?)")))?;
+    conn.batch_execute(&format!("CREATE DATABASE {name}")).await?;
+    let base = admin.rsplit_once('/').map(|(b, _)| b.to_string()).unwrap_or(admin);
+    Ok(format!("{base}/{name}"))
+}
+
+/// Where a test's data lives; keeps a temporary directory alive for SQLite.
+pub struct TestDb {
+    pub backend: Backend,
+    pub database_url: String,
+    pub dir: tempfile::TempDir,
+}
+
+impl TestDb {
+    pub async fn new(backend: Backend) -> StoreResult<TestDb> {
+        let dir = tempfile::tempdir().map_err(|e| StoreError::Connection(e.to_string()))?;
+        let database_url = match backend {
+            Backend::Sqlite => String::new(),
+            Backend::Postgres => fresh_pg_database().await?,
+        };
+        Ok(TestDb { backend, database_url, dir })
+    }
+
+    pub fn data_dir(&self) -> PathBuf {
+        self.dir.path().to_path_buf()
+    }
+
+    pub async fn open(&self) -> StoreResult<Store> {
+        match self.backend {
+            Backend::Sqlite => Store::open_sqlite(&self.dir.path().join("parley.db"), 4).await,
+            Backend::Postgres => Store::open_postgres(&self.database_url, 4).await,
+        }
+    }
+}

@@ -1,0 +1,233 @@
+//! Accounts: users, their sign-in identities (Google, GitHub) and notification preferences.
+//! Emails are kept lower-cased so uniqueness ignores case.
+
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+
+use crate::billing::new_free_subscription;
+use crate::models::{NotificationPrefs, User, UserIdentity};
+use crate::schema::{notification_preferences, subscriptions, user_identities, users};
+use crate::{new_id, time, Store, StoreResult};
+
+#[derive(Debug, Clone)]
+pub struct NewUser {
+    pub email: String,
+    pub name: String,
+    pub password_hash: Option<String>,
+    pub profile_picture: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ProfileUpdate {
+    pub name: Option<String>,
+    pub email: Option<String>,
+    pub timezone: Option<String>,
+    pub language: Option<String>,
+}
+
+/// A sign-in through an outside provider.
+#[derive(Debug, Clone)]
+pub struct ExternalIdentity {
+    pub provider: String,
+    pub subject: String,
+    pub email: String,
+    pub name: String,
+    pub picture: Option<String>,
+}
+
+pub fn normalize_email(email: &str) -> String {
+    email.trim().to_lowercase()
+}
+
+fn default_prefs(user_id: &str) -> NotificationPrefs {
+    NotificationPrefs {
+        user_id: user_id.to_string(),
+        email_notifications: true,
+        push_notifications: true,
+        weekly_reports: false,
+        security_alerts: true,
+        updated_at: time::now(),
+    }
+}
+
+fn new_user_row(new: NewUser) -> User {
+    let now = time::now();
+    User {
+        id: new_id(),
+        email: normalize_email(&new.email),
+        name: new.name.trim().to_string(),
+        password_hash: new.password_hash,
+        profile_picture: new.profile_picture,
+        timezone: "UTC-5".into(),
+        language: "en".into(),
+        two_factor_enabled: false,
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+impl Store {
+    /// Creates the user with default notification preferences and a Free plan, atomically.
+    /// An email already registered is a `Conflict`.
+    pub async fn create_user(&self, new: NewUser) -> StoreResult<User> {
+        let user = new_user_row(new);
+        let prefs = default_prefs(&user.id);
+        let subscription = new_free_subscription(&user.id, user.created_at);
+        db_tx!(self, |conn| async move {
+            diesel::insert_into(users::table).values(&user).execute(conn).await?;
+            diesel::insert_into(notification_preferences::table).values(&prefs).execute(conn).await?;
+            diesel::insert_into(subscriptions::table).values(&subscription).execute(conn).await?;
+            Ok(user)
+        })
+    }
+
+    pub async fn user_by_id(&self, id: &str) -> StoreResult<Option<User>> {
+        db_run!(self, |conn| users::table.find(id).first::<User>(conn).await.optional())
+            .map_err(Into::into)
+    }
+
+    pub async fn user_by_email(&self, email: &str) -> StoreResult<Option<User>> {
+        let email = normalize_email(email);
+        db_run!(self, |conn| users::table
+            .filter(users::email.eq(&email))
+            .first::<User>(conn)
+            .await
+            .optional())
+        .map_err(Into::into)
+    }
+
+    pub async fn update_profile(&self, id: &str, update: ProfileUpdate) -> StoreResult<User> {
+        let email = update.email.as_deref().map(normalize_email);
+        let now = time::now();
+        db_tx!(self, |conn| async move {
+            let mut user: User = users::table.find(id).first(conn).await?;
+            if let Some(name) = update.name {
+                user.name = name.trim().to_string();
+            }
+            if let Some(email) = email {
+                user.email = email;
+            }
+            if let Some(tz) = update.timezone {
+                user.timezone = tz;
+            }
+            if let Some(lang) = update.language {
+                user.language = lang;
+            }
+            user.updated_at = now;
+            diesel::update(users::table.find(id))
+                .set((
+                    users::name.eq(&user.name),
+                    users::email.eq(&user.email),
+                    users::timezone.eq(&user.timezone),
+                    users::language.eq(&user.language),
+                    users::updated_at.eq(now),
+                ))
+                .execute(conn)
+                .await?;
+            Ok(user)
+        })
+    }
+
+    pub async fn set_password_hash(&self, id: &str, hash: &str) -> StoreResult<()> {
+        let now = time::now();
+        let n = db_run!(self, |conn| diesel::update(users::table.find(id))
+            .set((users::password_hash.eq(hash), users::updated_at.eq(now)))
+            .execute(conn)
+            .await)?;
+        if n == 0 {
+            return Err(crate::StoreError::NotFound);
+        }
+        Ok(())
+    }
+
+    pub async fn set_profile_picture(&self, id: &str, url: &str) -> StoreResult<()> {
+        let now = time::now();
+        let n = db_run!(self, |conn| diesel::update(users::table.find(id))
+            .set((users::profile_picture.eq(url), users::updated_at.eq(now)))
+            .execute(conn)
+            .await)?;
+        if n == 0 {
+            return Err(crate::StoreError::NotFound);
+        }
+        Ok(())
+    }
+
+    pub async fn set_two_factor(&self, id: &str, enabled: bool) -> StoreResult<()> {
+        db_run!(self, |conn| diesel::update(users::table.find(id))
+            .set(users::two_factor_enabled.eq(enabled))
+            .execute(conn)
+            .await)?;
+        Ok(())
+    }
+
+    pub async fn notification_prefs(&self, user_id: &str) -> StoreResult<NotificationPrefs> {
+        let found = db_run!(self, |conn| notification_preferences::table
+            .find(user_id)
+            .first::<NotificationPrefs>(conn)
+            .await
+            .optional())?;
+        Ok(found.unwrap_or_else(|| default_prefs(user_id)))
+    }
+
+    pub async fn save_notification_prefs(&self, prefs: NotificationPrefs) -> StoreResult<NotificationPrefs> {
+        let mut prefs = prefs;
+        prefs.updated_at = time::now();
+        let row = prefs.clone();
+        db_run!(self, |conn| diesel::insert_into(notification_preferences::table)
+            .values(&row)
+            .on_conflict(notification_preferences::user_id)
+            .do_update()
+            .set(&row)
+            .execute(conn)
+            .await)?;
+        Ok(prefs)
+    }
+
+    /// The user behind an outside sign-in: the one already linked to it, else the account with
+    /// the same email (linked now), else a new account. All in one transaction.
+    pub async fn user_for_identity(&self, identity: ExternalIdentity) -> StoreResult<User> {
+        let email = normalize_email(&identity.email);
+        let fresh = new_user_row(NewUser {
+            email: email.clone(),
+            name: identity.name.clone(),
+            password_hash: None,
+            profile_picture: identity.picture.clone(),
+        });
+        let prefs = default_prefs(&fresh.id);
+        let subscription = new_free_subscription(&fresh.id, fresh.created_at);
+        db_tx!(self, |conn| async move {
+            let linked: Option<User> = user_identities::table
+                .inner_join(users::table)
+                .filter(user_identities::provider.eq(&identity.provider))
+                .filter(user_identities::subject.eq(&identity.subject))
+                .select(User::as_select())
+                .first(conn)
+                .await
+                .optional()?;
+            if let Some(user) = linked {
+                return Ok(user);
+            }
+            let existing: Option<User> =
+                users::table.filter(users::email.eq(&email)).first(conn).await.optional()?;
+            let user = match existing {
+                Some(user) => user,
+                None => {
+                    diesel::insert_into(users::table).values(&fresh).execute(conn).await?;
+                    diesel::insert_into(notification_preferences::table).values(&prefs).execute(conn).await?;
+                    diesel::insert_into(subscriptions::table).values(&subscription).execute(conn).await?;
+                    fresh
+                }
+            };
+            let link = UserIdentity {
+                id: new_id(),
+                user_id: user.id.clone(),
+                provider: identity.provider,
+                subject: identity.subject,
+                email: Some(email),
+                created_at: time::now(),
+            };
+            diesel::insert_into(user_identities::table).values(&link).execute(conn).await?;
+            Ok(user)
+        })
+    }
+}

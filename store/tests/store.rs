@@ -1,0 +1,239 @@
+//! Store behaviour, run against both backends: every test body runs on SQLite and PostgreSQL.
+
+use parley_store::bots::{BotSettings, BotUpdate, NewBot, WidgetConfig};
+use parley_store::testing::TestDb;
+use parley_store::users::{ExternalIdentity, NewUser, ProfileUpdate};
+use parley_store::{Backend, Role, Store, StoreError};
+
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite { $( #[tokio::test] async fn $name() { super::$name(parley_store::Backend::Sqlite).await } )* }
+        mod postgres { $( #[tokio::test] async fn $name() { super::$name(parley_store::Backend::Postgres).await } )* }
+    };
+}
+
+on_both_backends!(
+    users_are_unique_by_email_ignoring_case,
+    a_new_user_gets_free_plan_and_default_preferences,
+    profile_and_password_updates_persist,
+    oauth_identity_links_to_existing_email_once,
+    bots_are_visible_to_owner_and_active_members_only,
+    bot_update_and_delete_cascade,
+    invitations_accept_and_decline,
+    credits_are_spent_atomically_up_to_the_limit,
+    data_survives_reopening,
+    activity_is_logged_and_scoped,
+);
+
+async fn store(backend: Backend) -> (TestDb, Store) {
+    let db = TestDb::new(backend).await.expect("test database");
+    let store = db.open().await.expect("open store");
+    (db, store)
+}
+
+async fn user(store: &Store, email: &str) -> parley_store::models::User {
+    store
+        .create_user(NewUser { email: email.into(), name: "Ann".into(), password_hash: Some("h".into()), profile_picture: None })
+        .await
+        .unwrap()
+}
+
+async fn bot(store: &Store, owner: &str, name: &str) -> parley_store::models::Bot {
+    store
+        .create_bot(NewBot {
+            owner_id: owner.into(),
+            name: name.into(),
+            description: String::new(),
+            website_url: None,
+            icon: None,
+            widget: WidgetConfig::default(),
+        })
+        .await
+        .unwrap()
+}
+
+async fn users_are_unique_by_email_ignoring_case(backend: Backend) {
+    let (_db, store) = store(backend).await;
+    let u = user(&store, "Ann@Example.com").await;
+    assert_eq!(u.email, "ann@example.com");
+    let again = store
+        .create_user(NewUser { email: "ANN@example.com".into(), name: "x".into(), password_hash: None, profile_picture: None })
+        .await;
+    assert!(matches!(again, Err(StoreError::Conflict(_))), "{again:?}");
+    assert_eq!(store.user_by_email(" ann@EXAMPLE.com ").await.unwrap().unwrap().id, u.id);
+    assert!(store.user_by_id("nope").await.unwrap().is_none());
+}
+
+async fn a_new_user_gets_free_plan_and_default_preferences(backend: Backend) {
+    let (_db, store) = store(backend).await;
+    let u = user(&store, "a@b.co").await;
+    let allowance = store.allowance(&u.id).await.unwrap();
+    assert_eq!(allowance.plan.id, "free");
+    assert_eq!(allowance.remaining_credits(), 100);
+    assert_eq!(allowance.bots_used, 0);
+    let prefs = store.notification_prefs(&u.id).await.unwrap();
+    assert!(prefs.email_notifications && prefs.security_alerts && !prefs.weekly_reports);
+    assert_eq!(u.timezone, "UTC-5");
+    assert_eq!(u.language, "en");
+}
+
+async fn profile_and_password_updates_persist(backend: Backend) {
+    let (_db, store) = store(backend).await;
+    let u = user(&store, "a@b.co").await;
+    let other = user(&store, "taken@b.co").await;
+    let updated = store
+        .update_profile(&u.id, ProfileUpdate { name: Some(" Bea ".into()), timezone: Some("UTC+1".into()), ..Default::default() })
+        .await
+        .unwrap();
+    assert_eq!(updated.name, "Bea");
+    let clash = store.update_profile(&u.id, ProfileUpdate { email: Some(other.email.clone()), ..Default::default() }).await;
+    assert!(matches!(clash, Err(StoreError::Conflict(_))));
+    store.set_password_hash(&u.id, "new-hash").await.unwrap();
+    let reread = store.user_by_id(&u.id).await.unwrap().unwrap();
+    assert_eq!(reread.password_hash.as_deref(), Some("new-hash"));
+    assert_eq!(reread.timezone, "UTC+1");
+    assert_eq!(reread.email, "a@b.co", "a refused email change leaves the old one");
+    let mut prefs = store.notification_prefs(&u.id).await.unwrap();
+    prefs.weekly_reports = true;
+    store.save_notification_prefs(prefs).await.unwrap();
+    assert!(store.notification_prefs(&u.id).await.unwrap().weekly_reports);
+}
+
+async fn oauth_identity_links_to_existing_email_once(backend: Backend) {
+    let (_db, store) = store(backend).await;
+    let u = user(&store, "dev@example.com").await;
+    let identity = ExternalIdentity {
+        provider: "github".into(),
+        subject: "42".into(),
+        email: "Dev@Example.com".into(),
+        name: "Dev".into(),
+        picture: None,
+    };
+    let linked = store.user_for_identity(identity.clone()).await.unwrap();
+    assert_eq!(linked.id, u.id);
+    let again = store.user_for_identity(identity).await.unwrap();
+    assert_eq!(again.id, u.id);
+    let fresh = store
+        .user_for_identity(ExternalIdentity {
+            provider: "google".into(),
+            subject: "g-1".into(),
+            email: "new@example.com".into(),
+            name: "New".into(),
+            picture: Some("http://pic".into()),
+        })
+        .await
+        .unwrap();
+    assert_ne!(fresh.id, u.id);
+    assert_eq!(fresh.profile_picture.as_deref(), Some("http://pic"));
+    assert_eq!(store.allowance(&fresh.id).await.unwrap().plan.id, "free");
+}
+
+async fn bots_are_visible_to_owner_and_active_members_only(backend: Backend) {
+    let (_db, store) = store(backend).await;
+    let owner = user(&store, "owner@x.co").await;
+    let agent = user(&store, "agent@x.co").await;
+    let stranger = user(&store, "stranger@x.co").await;
+    let b = bot(&store, &owner.id, "Helper").await;
+    assert_eq!(store.bot_for_user(&b.id, &owner.id).await.unwrap().unwrap().1, Role::Owner);
+    assert!(store.bot_for_user(&b.id, &stranger.id).await.unwrap().is_none());
+    let invite = store.invite_member(&b.id, "agent@x.co", Role::Agent, &owner.id).await.unwrap();
+    assert!(store.bot_for_user(&b.id, &agent.id).await.unwrap().is_none(), "pending is not a member");
+    store.respond_invitation(&invite.id, &agent, true).await.unwrap();
+    assert_eq!(store.bot_for_user(&b.id, &agent.id).await.unwrap().unwrap().1, Role::Agent);
+    let listed = store.bots_for_user(&agent.id).await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].1, Role::Agent);
+    assert!(store.bots_for_user(&stranger.id).await.unwrap().is_empty());
+    assert_eq!(store.allowance(&owner.id).await.unwrap().bots_used, 1);
+}
+
+async fn bot_update_and_delete_cascade(backend: Backend) {
+    let (_db, store) = store(backend).await;
+    let owner = user(&store, "o@x.co").await;
+    let b = bot(&store, &owner.id, "Helper").await;
+    let mut widget = WidgetConfig::default();
+    widget.header_title = "Hi".into();
+    let updated = store
+        .update_bot(&b.id, BotUpdate { name: Some("Renamed".into()), widget: Some(widget), ..Default::default() })
+        .await
+        .unwrap();
+    assert_eq!(updated.name, "Renamed");
+    assert_eq!(WidgetConfig::from_json(&updated.widget).header_title, "Hi");
+    let settings = BotSettings { max_chat_text_size: 2000, url_whitelist: vec!["https://a.example".into()] };
+    store.save_bot_settings(&b.id, &settings).await.unwrap();
+    assert_eq!(store.bot_settings(&b.id).await.unwrap(), settings);
+    store.delete_bot(&b.id).await.unwrap();
+    assert!(store.bot_by_id(&b.id).await.unwrap().is_none());
+    assert_eq!(store.bot_settings(&b.id).await.unwrap(), BotSettings::default(), "settings went with the bot");
+    assert!(matches!(store.delete_bot(&b.id).await, Err(StoreError::NotFound)));
+}
+
+async fn invitations_accept_and_decline(backend: Backend) {
+    let (_db, store) = store(backend).await;
+    let owner = user(&store, "o@x.co").await;
+    let b1 = bot(&store, &owner.id, "One").await;
+    let b2 = bot(&store, &owner.id, "Two").await;
+    store.invite_member(&b1.id, "Guest@x.co", Role::Editor, &owner.id).await.unwrap();
+    store.invite_member(&b2.id, "guest@x.co", Role::Viewer, &owner.id).await.unwrap();
+    let dup = store.invite_member(&b1.id, "guest@x.co", Role::Admin, &owner.id).await;
+    assert!(matches!(dup, Err(StoreError::Conflict(_))));
+    let guest = user(&store, "guest@x.co").await;
+    let pending = store.pending_invitations(&guest.email).await.unwrap();
+    assert_eq!(pending.len(), 2);
+    assert_eq!(pending[0].invited_by_email.as_deref(), Some("o@x.co"));
+    let one = pending.iter().find(|i| i.bot_name == "One").unwrap();
+    let two = pending.iter().find(|i| i.bot_name == "Two").unwrap();
+    let intruder = user(&store, "intruder@x.co").await;
+    assert!(matches!(store.respond_invitation(&one.member_id, &intruder, true).await, Err(StoreError::NotFound)));
+    store.respond_invitation(&one.member_id, &guest, true).await.unwrap();
+    store.respond_invitation(&two.member_id, &guest, false).await.unwrap();
+    assert!(store.pending_invitations(&guest.email).await.unwrap().is_empty());
+    assert_eq!(store.bot_for_user(&b1.id, &guest.id).await.unwrap().unwrap().1, Role::Editor);
+    assert!(store.bot_for_user(&b2.id, &guest.id).await.unwrap().is_none());
+}
+
+async fn credits_are_spent_atomically_up_to_the_limit(backend: Backend) {
+    let (_db, store) = store(backend).await;
+    let u = user(&store, "c@x.co").await;
+    let mut tasks = Vec::new();
+    for _ in 0..120 {
+        let s = store.clone();
+        let id = u.id.clone();
+        tasks.push(tokio::spawn(async move { s.spend_credit(&id).await.unwrap() }));
+    }
+    let mut spent = 0;
+    for t in tasks {
+        if t.await.unwrap() {
+            spent += 1;
+        }
+    }
+    assert_eq!(spent, 100, "the Free plan has 100 credits");
+    assert_eq!(store.allowance(&u.id).await.unwrap().remaining_credits(), 0);
+    store.count_conversation(&u.id).await.unwrap();
+    assert_eq!(store.allowance(&u.id).await.unwrap().conversations_used, 1);
+}
+
+async fn data_survives_reopening(backend: Backend) {
+    let db = TestDb::new(backend).await.unwrap();
+    let (uid, bid) = {
+        let store = db.open().await.unwrap();
+        let u = user(&store, "keep@x.co").await;
+        let b = bot(&store, &u.id, "Kept").await;
+        (u.id, b.id)
+    };
+    let store = db.open().await.unwrap();
+    assert_eq!(store.bot_for_user(&bid, &uid).await.unwrap().unwrap().0.name, "Kept");
+}
+
+async fn activity_is_logged_and_scoped(backend: Backend) {
+    let (_db, store) = store(backend).await;
+    let a = user(&store, "a@x.co").await;
+    let b = user(&store, "b@x.co").await;
+    let bot_a = bot(&store, &a.id, "A bot").await;
+    store.log_activity(Some(&a.id), Some(&bot_a.id), "bot", "Created bot A bot").await.unwrap();
+    store.log_activity(Some(&b.id), None, "account", "Signed up").await.unwrap();
+    let seen = store.recent_activity(&a.id, 10).await.unwrap();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].1.as_deref(), Some("A bot"));
+    assert_eq!(store.recent_activity(&b.id, 10).await.unwrap().len(), 1);
+}
