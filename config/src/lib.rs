@@ -37,6 +37,7 @@ pub struct Settings {
     pub public_url: String,
     pub auth: AuthSettings,
     pub oauth: OAuthSettings,
+    pub billing: BillingSettings,
     pub web: WebSettings,
     pub uploads: UploadSettings,
     pub realtime: RealtimeSettings,
@@ -73,6 +74,11 @@ impl OAuthProvider {
     pub fn is_configured(&self) -> bool {
         !self.client_id.is_empty() && !self.client_secret.is_empty()
     }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct BillingSettings {
+    pub default_plan: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]

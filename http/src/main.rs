@@ -1,1 +1,55 @@
-fn main() {}
+//! The `parley` binary. `parley serve` runs the product; settings come from
+//! config/default.toml, an optional PARLEY_CONFIG file and PARLEY_* variables.
+
+use std::process::ExitCode;
+
+use parley_config::Settings;
+use parley_http::app::Application;
+
+const USAGE: &str = "usage: parley serve\n\nRuns Parley on PARLEY_ADDR (default 127.0.0.1:8080), \
+keeping data in PARLEY_DATA_DIR (default ./data; SQLite unless PARLEY_DATABASE_URL=postgres://...).\n\
+Every setting is listed in config/default.toml.";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("serve") => {}
+        Some("-h") | Some("--help") | Some("help") => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    }
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("PARLEY_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    match actix_web::rt::System::new().block_on(serve()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("{e}");
+            eprintln!("parley: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve() -> Result<(), Box<dyn std::error::Error>> {
+    let mut settings = Settings::load()?;
+    let cwd = std::env::current_dir()?;
+    settings.resolve_paths(&cwd);
+    let backend = if settings.uses_postgres() { "PostgreSQL" } else { "SQLite" };
+    let app = Application::build(settings.clone()).await?;
+    tracing::info!(
+        "Parley listening on http://{} ({backend}, data in {})",
+        settings.addr,
+        settings.data_dir.display()
+    );
+    app.run_until_stopped().await?;
+    Ok(())
+}

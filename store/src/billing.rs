@@ -11,11 +11,11 @@ use crate::{new_id, time, Store, StoreError, StoreResult};
 
 pub const UNLIMITED: i32 = 999;
 
-pub(crate) fn new_free_subscription(user_id: &str, now: NaiveDateTime) -> Subscription {
+pub(crate) fn new_subscription(user_id: &str, plan_id: &str, now: NaiveDateTime) -> Subscription {
     Subscription {
         id: new_id(),
         user_id: user_id.to_string(),
-        plan_id: "free".into(),
+        plan_id: plan_id.to_string(),
         status: "active".into(),
         billing_cycle: "monthly".into(),
         current_period_start: now,
@@ -79,7 +79,7 @@ impl Store {
                 .first(conn)
                 .await
                 .optional()?;
-            let sub = sub.unwrap_or_else(|| new_free_subscription(user_id, now));
+            let sub = sub.unwrap_or_else(|| new_subscription(user_id, "free", now));
             let plan: Plan = plans::table.find(&sub.plan_id).first(conn).await?;
             let bots_used: i64 = bots::table.filter(bots::owner_id.eq(user_id)).count().get_result(conn).await?;
             Ok::<_, StoreError>((sub, plan, bots_used))

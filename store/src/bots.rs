@@ -4,8 +4,8 @@ use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use serde::{Deserialize, Serialize};
 
-use crate::models::{Bot, BotSettingsRow};
-use crate::schema::{bot_settings, bots, team_members};
+use crate::models::{Bot, BotSettingsRow, KnowledgeSource};
+use crate::schema::{bot_settings, bots, knowledge_sources, team_members};
 use crate::{new_id, time, Role, Store, StoreError, StoreResult};
 
 pub const DEFAULT_SYSTEM_PROMPT: &str = "You are a helpful assistant for customer support";
@@ -203,6 +203,18 @@ pub struct NewBot {
     pub website_url: Option<String>,
     pub icon: Option<String>,
     pub widget: WidgetConfig,
+    /// Training data given in the creation wizard, stored with the bot in one transaction.
+    pub initial_source: Option<InitialSource>,
+}
+
+/// A text or PDF source given at creation; it starts `processing` and the trainer picks it up.
+#[derive(Debug, Clone)]
+pub struct InitialSource {
+    pub kind: String,
+    pub name: String,
+    pub content: Option<String>,
+    pub file_path: Option<String>,
+    pub size_bytes: Option<i64>,
 }
 
 /// Fields a bot update may change; `None` leaves a field as it is.
@@ -243,9 +255,27 @@ impl Store {
             url_whitelist: "[]".into(),
             updated_at: now,
         };
+        let source = new.initial_source.map(|s| KnowledgeSource {
+            id: new_id(),
+            bot_id: bot.id.clone(),
+            kind: s.kind,
+            name: s.name,
+            status: "processing".into(),
+            error: None,
+            url: None,
+            content: s.content,
+            file_path: s.file_path,
+            size_bytes: s.size_bytes,
+            pages: None,
+            created_at: now,
+            updated_at: now,
+        });
         db_tx!(self, |conn| async move {
             diesel::insert_into(bots::table).values(&bot).execute(conn).await?;
             diesel::insert_into(bot_settings::table).values(&settings).execute(conn).await?;
+            if let Some(source) = &source {
+                diesel::insert_into(knowledge_sources::table).values(source).execute(conn).await?;
+            }
             Ok(bot)
         })
     }
@@ -369,6 +399,16 @@ impl Store {
             return Err(StoreError::NotFound);
         }
         Ok(())
+    }
+
+    /// The bot's training sources, oldest first.
+    pub async fn sources_of_bot(&self, bot_id: &str) -> StoreResult<Vec<KnowledgeSource>> {
+        db_run!(self, |conn| knowledge_sources::table
+            .filter(knowledge_sources::bot_id.eq(bot_id))
+            .order(knowledge_sources::created_at)
+            .load::<KnowledgeSource>(conn)
+            .await)
+        .map_err(Into::into)
     }
 
     pub async fn bot_settings(&self, bot_id: &str) -> StoreResult<BotSettings> {

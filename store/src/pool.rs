@@ -47,19 +47,22 @@ pub(crate) enum Pooled {
 #[derive(Clone)]
 pub struct Store {
     pools: Pools,
+    /// The plan new accounts start on (`billing.default_plan`).
+    pub(crate) default_plan: std::sync::Arc<str>,
 }
 
 impl Store {
     /// Opens the database the settings name (creating the SQLite file and data directory if
     /// needed) and brings its schema up to date.
     pub async fn open(settings: &Settings) -> StoreResult<Store> {
-        if settings.uses_postgres() {
-            Self::open_postgres(&settings.database_url, settings.database_pool_size).await
+        let store = if settings.uses_postgres() {
+            Self::open_postgres(&settings.database_url, settings.database_pool_size).await?
         } else {
             std::fs::create_dir_all(&settings.data_dir)
                 .map_err(|e| StoreError::Connection(format!("{}: {e}", settings.data_dir.display())))?;
-            Self::open_sqlite(&settings.sqlite_path(), settings.database_pool_size).await
-        }
+            Self::open_sqlite(&settings.sqlite_path(), settings.database_pool_size).await?
+        };
+        store.with_default_plan(&settings.billing.default_plan).await
     }
 
     pub async fn open_sqlite(path: &Path, pool_size: usize) -> StoreResult<Store> {
@@ -81,7 +84,7 @@ impl Store {
             .max_size(pool_size)
             .build()
             .map_err(|e| StoreError::Connection(e.to_string()))?;
-        let store = Store { pools: Pools::Sqlite(pool) };
+        let store = Store { pools: Pools::Sqlite(pool), default_plan: "free".into() };
         store.ping().await?;
         Ok(store)
     }
@@ -101,9 +104,19 @@ impl Store {
             .max_size(pool_size)
             .build()
             .map_err(|e| StoreError::Connection(e.to_string()))?;
-        let store = Store { pools: Pools::Pg(pool) };
+        let store = Store { pools: Pools::Pg(pool), default_plan: "free".into() };
         store.ping().await?;
         Ok(store)
+    }
+
+    /// New accounts start on `plan` (one of the seeded plans: free, pro, enterprise).
+    pub async fn with_default_plan(mut self, plan: &str) -> StoreResult<Store> {
+        let known = self.plans().await?.iter().any(|p| p.id == plan);
+        if !known {
+            return Err(StoreError::Corrupt(format!("billing.default_plan {plan:?} is not a known plan")));
+        }
+        self.default_plan = plan.into();
+        Ok(self)
     }
 
     pub fn backend(&self) -> Backend {

@@ -4,7 +4,7 @@
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 
-use crate::billing::new_free_subscription;
+use crate::billing::new_subscription;
 use crate::models::{NotificationPrefs, User, UserIdentity};
 use crate::schema::{notification_preferences, subscriptions, user_identities, users};
 use crate::{new_id, time, Store, StoreResult};
@@ -72,7 +72,7 @@ impl Store {
     pub async fn create_user(&self, new: NewUser) -> StoreResult<User> {
         let user = new_user_row(new);
         let prefs = default_prefs(&user.id);
-        let subscription = new_free_subscription(&user.id, user.created_at);
+        let subscription = new_subscription(&user.id, &self.default_plan, user.created_at);
         db_tx!(self, |conn| async move {
             diesel::insert_into(users::table).values(&user).execute(conn).await?;
             diesel::insert_into(notification_preferences::table).values(&prefs).execute(conn).await?;
@@ -194,7 +194,7 @@ impl Store {
             profile_picture: identity.picture.clone(),
         });
         let prefs = default_prefs(&fresh.id);
-        let subscription = new_free_subscription(&fresh.id, fresh.created_at);
+        let subscription = new_subscription(&fresh.id, &self.default_plan, fresh.created_at);
         db_tx!(self, |conn| async move {
             let linked: Option<User> = user_identities::table
                 .inner_join(users::table)

@@ -47,6 +47,7 @@ async fn bot(store: &Store, owner: &str, name: &str) -> parley_store::models::Bo
             website_url: None,
             icon: None,
             widget: WidgetConfig::default(),
+            initial_source: None,
         })
         .await
         .unwrap()

@@ -1,0 +1,100 @@
+//! The one app factory, used by `parley serve` and by every test: it opens the store, builds
+//! the shared state and binds the server (port 0 picks a free port).
+
+use std::net::TcpListener;
+use std::sync::Arc;
+
+use actix_web::dev::Server;
+use actix_web::middleware::{Compress, DefaultHeaders, Logger};
+use actix_web::{web, App, HttpServer};
+use parley_config::Settings;
+use parley_store::Store;
+
+use crate::auth::oauth::PendingFlows;
+use crate::auth::{password, TokenKeys};
+use crate::error::{json_config, path_config, query_config};
+use crate::state::AppState;
+use crate::{routes, web as static_web};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Config(#[from] parley_config::ConfigError),
+    #[error("database: {0}")]
+    Store(#[from] parley_store::StoreError),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind { addr: String, source: std::io::Error },
+    #[error("{0}")]
+    Other(String),
+}
+
+pub struct Application {
+    port: u16,
+    server: Server,
+    state: web::Data<AppState>,
+}
+
+impl Application {
+    pub async fn build(settings: Settings) -> Result<Application, StartError> {
+        let secret = parley_config::ensure_jwt_secret(&settings)?;
+        let store = Store::open(&settings).await?;
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(std::time::Duration::from_secs(15))
+            .build()
+            .map_err(|e| StartError::Other(format!("http client: {e}")))?;
+        let dummy_hash = password::hash(&uuid::Uuid::new_v4().to_string())
+            .await
+            .map_err(|e| StartError::Other(e.message))?;
+        let listener = TcpListener::bind(&settings.addr)
+            .map_err(|source| StartError::Bind { addr: settings.addr.clone(), source })?;
+        let port = listener.local_addr().map_err(|e| StartError::Other(e.to_string()))?.port();
+        let state = web::Data::from(Arc::new(AppState {
+            tokens: TokenKeys::new(&secret, settings.auth.token_ttl_hours),
+            store,
+            settings,
+            oauth_flows: PendingFlows::default(),
+            http,
+            dummy_hash,
+        }));
+        let server_state = state.clone();
+        let server = HttpServer::new(move || {
+            let state = server_state.clone();
+            App::new()
+                .app_data(state.clone())
+                .app_data(json_config(1024 * 1024))
+                .app_data(query_config())
+                .app_data(path_config())
+                .wrap(
+                    DefaultHeaders::new()
+                        .add(("X-Content-Type-Options", "nosniff"))
+                        .add(("Referrer-Policy", "strict-origin-when-cross-origin")),
+                )
+                .wrap(Compress::default())
+                .wrap(Logger::new("%r %s %Dms").exclude("/api/health"))
+                .configure(routes::configure)
+                .configure(|cfg| static_web::configure(cfg, &state))
+        })
+        .listen(listener)
+        .map_err(|source| StartError::Bind { addr: format!("port {port}"), source })?
+        .shutdown_timeout(5)
+        .run();
+        Ok(Application { port, server, state })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.state.store
+    }
+
+    pub fn server_handle(&self) -> actix_web::dev::ServerHandle {
+        self.server.handle()
+    }
+
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.server.await
+    }
+}

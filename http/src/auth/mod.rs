@@ -1,0 +1,10 @@
+//! Who is asking: session tokens (JWT), password hashing, and the extractors handlers name in
+//! their signatures (`AuthUser`, `BotAccess<Policy>`), so no handler can forget a check.
+
+pub mod access;
+pub mod oauth;
+pub mod password;
+pub mod tokens;
+
+pub use access::{BotAccess, EditBot, HandleSupport, ManageTeam, OwnBot, ViewBot};
+pub use tokens::{AuthUser, TokenKeys};

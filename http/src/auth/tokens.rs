@@ -1,0 +1,102 @@
+//! Signed tokens: a member's session (`kind = "user"`) and, later, a visitor's chat token
+//! (`kind = "visitor"`, bound to one bot and session). Both HS256 with the server's secret.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use actix_web::{web, FromRequest, HttpRequest};
+use jsonwebtoken::{decode, encode, Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use parley_store::models::User;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Claims {
+    pub sub: String,
+    pub kind: String,
+    pub iat: i64,
+    pub exp: i64,
+    /// For visitor tokens: the bot the session belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bot: Option<String>,
+}
+
+#[derive(Clone)]
+pub struct TokenKeys {
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+    ttl_secs: i64,
+}
+
+impl TokenKeys {
+    pub fn new(secret: &str, ttl_hours: u64) -> TokenKeys {
+        TokenKeys {
+            encoding: EncodingKey::from_secret(secret.as_bytes()),
+            decoding: DecodingKey::from_secret(secret.as_bytes()),
+            ttl_secs: i64::try_from(ttl_hours.saturating_mul(3600)).unwrap_or(i64::MAX / 2),
+        }
+    }
+
+    pub fn issue_user(&self, user_id: &str) -> ApiResult<String> {
+        self.issue(user_id, "user", None)
+    }
+
+    pub fn issue(&self, subject: &str, kind: &str, bot: Option<&str>) -> ApiResult<String> {
+        let now = chrono::Utc::now().timestamp();
+        let claims = Claims {
+            sub: subject.to_string(),
+            kind: kind.to_string(),
+            iat: now,
+            exp: now.saturating_add(self.ttl_secs),
+            bot: bot.map(str::to_string),
+        };
+        encode(&Header::new(Algorithm::HS256), &claims, &self.encoding).map_err(ApiError::internal)
+    }
+
+    /// The claims of a valid, unexpired token of the given kind.
+    pub fn verify(&self, token: &str, kind: &str) -> Option<Claims> {
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.leeway = 5;
+        let data = decode::<Claims>(token, &self.decoding, &validation).ok()?;
+        (data.claims.kind == kind).then_some(data.claims)
+    }
+}
+
+/// The signed-in member making the request. Missing, malformed, expired or revoked (the user
+/// no longer exists) tokens are all 401.
+pub struct AuthUser(pub User);
+
+impl FromRequest for AuthUser {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let state = req.app_data::<web::Data<AppState>>().cloned();
+        let header = req
+            .headers()
+            .get(actix_web::http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        Box::pin(async move {
+            let state = state.ok_or_else(|| ApiError::internal("app state missing"))?;
+            let token = header
+                .as_deref()
+                .and_then(|h| h.strip_prefix("Bearer "))
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .ok_or_else(|| ApiError::unauthorized("Sign in to continue"))?;
+            let claims = state
+                .tokens
+                .verify(token, "user")
+                .ok_or_else(|| ApiError::unauthorized("Your session has expired, please sign in again"))?;
+            let user = state
+                .store
+                .user_by_id(&claims.sub)
+                .await?
+                .ok_or_else(|| ApiError::unauthorized("Your session has expired, please sign in again"))?;
+            Ok(AuthUser(user))
+        })
+    }
+}

@@ -1,0 +1,111 @@
+//! The one error shape of the API: an HTTP status plus `{"error":{"code","message"}}`.
+//! Every handler returns `ApiResult`; store and library errors are mapped here, in one place.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use parley_store::StoreError;
+use serde_json::json;
+
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{status} {code}: {message}")]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub message: String,
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        ApiError { status, code, message: message.into() }
+    }
+
+    /// 422: the input broke a rule; the message is the spec's words.
+    pub fn validation(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNPROCESSABLE_ENTITY, "validation_failed", message)
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, "bad_request", message)
+    }
+
+    pub fn unauthorized(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
+    }
+
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::FORBIDDEN, "forbidden", message)
+    }
+
+    pub fn not_found(what: &str) -> Self {
+        Self::new(StatusCode::NOT_FOUND, "not_found", format!("{what} not found"))
+    }
+
+    pub fn conflict(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::CONFLICT, "conflict", message)
+    }
+
+    pub fn too_large(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", message)
+    }
+
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", message)
+    }
+
+    /// 500 with the detail logged, never shown.
+    pub fn internal(detail: impl std::fmt::Display) -> Self {
+        tracing::error!("internal error: {detail}");
+        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "Something went wrong on our side")
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.status
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        HttpResponse::build(self.status).json(json!({"error": {"code": self.code, "message": self.message}}))
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::NotFound => ApiError::not_found("Resource"),
+            StoreError::Conflict(detail) => ApiError::conflict(detail),
+            other => ApiError::internal(other),
+        }
+    }
+}
+
+/// Turns actix's own extractor failures (bad JSON, oversize bodies, bad query strings) into
+/// the API's shape, so a client sees one kind of error everywhere.
+pub fn json_config(limit: usize) -> actix_web::web::JsonConfig {
+    actix_web::web::JsonConfig::default().limit(limit).error_handler(|err, _req| {
+        use actix_web::error::JsonPayloadError as E;
+        let api = match &err {
+            E::OverflowKnownLength { .. } | E::Overflow { .. } => ApiError::too_large("Request body is too large"),
+            E::ContentType => ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+                "Expected a JSON body (Content-Type: application/json)",
+            ),
+            E::Deserialize(e) => ApiError::bad_request(format!("Invalid JSON: {e}")),
+            other => ApiError::bad_request(format!("Invalid request body: {other}")),
+        };
+        api.into()
+    })
+}
+
+pub fn query_config() -> actix_web::web::QueryConfig {
+    actix_web::web::QueryConfig::default()
+        .error_handler(|err, _req| ApiError::bad_request(format!("Invalid query: {err}")).into())
+}
+
+pub fn path_config() -> actix_web::web::PathConfig {
+    actix_web::web::PathConfig::default()
+        .error_handler(|err, _req| ApiError::bad_request(format!("Invalid path: {err}")).into())
+}

@@ -1,0 +1,211 @@
+//! `POST /api/bots`: the creation wizard's multipart form (name, websiteUrl, faqMethod, faqFile,
+//! faqText, icon). Everything is checked before anything is written; files are written before
+//! the rows that name them, and removed again if the rows cannot be written.
+
+use actix_multipart::Multipart;
+use actix_web::{web, HttpResponse};
+use parley_store::bots::{InitialSource, NewBot, WidgetConfig};
+use parley_store::Role;
+use serde_json::json;
+
+use crate::auth::{AuthUser, BotAccess, EditBot};
+use crate::domain::{BotName, WebUrl};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+use crate::uploads::{self, Part};
+use crate::views;
+
+/// Spec limit for the wizard's and the training page's custom text.
+pub const MAX_TEXT_CHARS: usize = 5000;
+const MAX_FIELD_BYTES: usize = 64 * 1024;
+
+enum FaqMethod {
+    Skip,
+    Upload,
+    Text,
+}
+
+fn field<'a>(parts: &'a [Part], name: &str) -> Option<&'a Part> {
+    parts.iter().find(|p| p.name == name)
+}
+
+fn text_field(parts: &[Part], name: &str) -> ApiResult<Option<String>> {
+    field(parts, name).map(uploads::text).transpose()
+}
+
+fn icon_too_large(max: usize) -> ApiError {
+    ApiError::too_large(format!("Icon must be smaller than {} MB", max / (1024 * 1024)))
+}
+
+pub async fn create(state: web::Data<AppState>, AuthUser(user): AuthUser, form: Multipart) -> ApiResult<HttpResponse> {
+    let limits = &state.settings.uploads;
+    let (max_pdf, max_icon) = (limits.max_pdf_bytes, limits.max_icon_bytes);
+    let parts = uploads::read_parts(
+        form,
+        |name| match name {
+            "faqFile" => max_pdf,
+            "icon" => max_icon,
+            _ => MAX_FIELD_BYTES,
+        },
+        |name| match name {
+            "faqFile" => ApiError::too_large("File size must be less than 10MB"),
+            "icon" => icon_too_large(max_icon),
+            other => ApiError::too_large(format!("Field {other} is too large")),
+        },
+    )
+    .await?;
+
+    let name = BotName::parse(&text_field(&parts, "name")?.unwrap_or_default())?;
+    let description = text_field(&parts, "description")?.unwrap_or_default().trim().to_string();
+    if description.chars().count() > 500 {
+        return Err(ApiError::validation("Description must be at most 500 characters"));
+    }
+    let website_url = match text_field(&parts, "websiteUrl")?.filter(|u| !u.trim().is_empty()) {
+        Some(raw) => Some(WebUrl::parse(&raw)?.into_inner()),
+        None => None,
+    };
+    let method = match text_field(&parts, "faqMethod")?.as_deref().map(str::trim) {
+        None | Some("") | Some("skip") => FaqMethod::Skip,
+        Some("upload") => FaqMethod::Upload,
+        Some("text") => FaqMethod::Text,
+        Some(_) => return Err(ApiError::validation("Training method must be skip, upload or text")),
+    };
+    let icon = match field(&parts, "icon").filter(|p| !p.bytes.is_empty()) {
+        Some(part) => {
+            let ext = uploads::image_extension(&part.bytes)
+                .ok_or_else(|| ApiError::validation("Bot icon must be an image (PNG, JPEG, GIF or WebP)"))?;
+            Some((ext, part.bytes.clone()))
+        }
+        None => None,
+    };
+    let pdf = match method {
+        FaqMethod::Upload => {
+            let part = field(&parts, "faqFile")
+                .filter(|p| !p.bytes.is_empty())
+                .ok_or_else(|| ApiError::validation("Please choose a PDF file to upload"))?;
+            if !uploads::is_pdf(&part.bytes) {
+                return Err(ApiError::validation("Please upload a PDF file"));
+            }
+            let filename = part.filename.clone().unwrap_or_else(|| "document.pdf".into());
+            Some((filename, part.bytes.clone()))
+        }
+        _ => None,
+    };
+    let text = match method {
+        FaqMethod::Text => {
+            let text = text_field(&parts, "faqText")?.unwrap_or_default().trim().to_string();
+            if text.is_empty() {
+                return Err(ApiError::validation("Please enter some text to train your assistant"));
+            }
+            if text.chars().count() > MAX_TEXT_CHARS {
+                return Err(ApiError::validation("Custom text must be at most 5000 characters"));
+            }
+            Some(text)
+        }
+        _ => None,
+    };
+
+    let allowance = state.store.allowance(&user.id).await?;
+    if !allowance.can_create_bot() {
+        return Err(ApiError::forbidden(format!(
+            "Your {} plan allows {} assistant{}. Upgrade your plan to create more.",
+            allowance.plan.name,
+            allowance.plan.bots_limit,
+            if allowance.plan.bots_limit == 1 { "" } else { "s" }
+        )));
+    }
+
+    // Files first, under fresh names nothing refers to yet.
+    let data_dir = &state.settings.data_dir;
+    let mut written = Vec::new();
+    let icon_url = match icon {
+        Some((ext, bytes)) => {
+            let name = uploads::save(uploads::public_dir(data_dir), ext, bytes).await?;
+            written.push(uploads::public_dir(data_dir).join(&name));
+            Some(format!("/uploads/public/{name}"))
+        }
+        None => None,
+    };
+    let initial_source = match (pdf, text) {
+        (Some((filename, bytes)), _) => {
+            let size = i64::try_from(bytes.len()).unwrap_or(i64::MAX);
+            let saved = uploads::save(uploads::private_dir(data_dir), "pdf", bytes).await;
+            let saved = match saved {
+                Ok(name) => name,
+                Err(e) => {
+                    discard_all(written).await;
+                    return Err(e);
+                }
+            };
+            let path = uploads::private_dir(data_dir).join(&saved);
+            written.push(path.clone());
+            Some(InitialSource {
+                kind: "pdf".into(),
+                name: filename,
+                content: None,
+                file_path: Some(path.to_string_lossy().to_string()),
+                size_bytes: Some(size),
+            })
+        }
+        (None, Some(text)) => Some(InitialSource {
+            kind: "text".into(),
+            name: "Custom text".into(),
+            size_bytes: Some(i64::try_from(text.len()).unwrap_or(i64::MAX)),
+            content: Some(text),
+            file_path: None,
+        }),
+        (None, None) => None,
+    };
+
+    let created = state
+        .store
+        .create_bot(NewBot {
+            owner_id: user.id.clone(),
+            name: name.into_inner(),
+            description,
+            website_url,
+            icon: icon_url,
+            widget: WidgetConfig::default(),
+            initial_source,
+        })
+        .await;
+    let bot = match created {
+        Ok(bot) => bot,
+        Err(e) => {
+            discard_all(written).await;
+            return Err(e.into());
+        }
+    };
+    state
+        .store
+        .log_activity(Some(&user.id), Some(&bot.id), "bot", &format!("Created assistant {}", bot.name))
+        .await?;
+    Ok(HttpResponse::Created().json(json!({"bot": views::bot(&bot, Role::Owner)})))
+}
+
+async fn discard_all(paths: Vec<std::path::PathBuf>) {
+    for path in paths {
+        uploads::discard(path).await;
+    }
+}
+
+/// `POST /api/bots/{id}/icon`: replaces the bot's icon (multipart field `icon`).
+pub async fn replace_icon(state: web::Data<AppState>, access: BotAccess<EditBot>, form: Multipart) -> ApiResult<HttpResponse> {
+    let max_icon = state.settings.uploads.max_icon_bytes;
+    let parts = uploads::read_parts(form, |_| max_icon, |_| icon_too_large(max_icon)).await?;
+    let part = field(&parts, "icon")
+        .filter(|p| !p.bytes.is_empty())
+        .ok_or_else(|| ApiError::validation("Choose an image to upload"))?;
+    let ext = uploads::image_extension(&part.bytes)
+        .ok_or_else(|| ApiError::validation("Bot icon must be an image (PNG, JPEG, GIF or WebP)"))?;
+    let dir = uploads::public_dir(&state.settings.data_dir);
+    let name = uploads::save(dir.clone(), ext, part.bytes.clone()).await?;
+    let update = parley_store::bots::BotUpdate { icon: Some(Some(format!("/uploads/public/{name}"))), ..Default::default() };
+    match state.store.update_bot(&access.bot.id, update).await {
+        Ok(bot) => Ok(HttpResponse::Ok().json(json!({"bot": views::bot(&bot, access.role)}))),
+        Err(e) => {
+            uploads::discard(dir.join(name)).await;
+            Err(e.into())
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! Listing, reading, updating and deleting bots.
+
+use actix_web::{web, HttpResponse};
+use parley_store::bots::{BotUpdate, WidgetConfig};
+use serde_json::{json, Map, Value};
+
+use crate::auth::{AuthUser, BotAccess, EditBot, OwnBot, ViewBot};
+use crate::domain::{BotName, WebUrl};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+use crate::views;
+
+pub async fn list(state: web::Data<AppState>, AuthUser(user): AuthUser) -> ApiResult<HttpResponse> {
+    let bots = state.store.bots_for_user(&user.id).await?;
+    let bots: Vec<Value> = bots.iter().map(|(b, role)| views::bot(b, *role)).collect();
+    Ok(HttpResponse::Ok().json(json!({"bots": bots})))
+}
+
+pub async fn get(access: BotAccess<ViewBot>) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(json!({"bot": views::bot(&access.bot, access.role)})))
+}
+
+/// Fields a client may send back unchanged from a `GET` but not change.
+const READ_ONLY: [&str; 7] = ["_id", "id", "role", "createdAt", "updatedAt", "lastActive", "icon"];
+
+fn string(value: &Value, field: &str) -> ApiResult<String> {
+    value.as_str().map(str::to_string).ok_or_else(|| ApiError::validation(format!("{field} must be text")))
+}
+
+fn max_chars(value: String, field: &str, max: usize) -> ApiResult<String> {
+    if value.chars().count() > max {
+        return Err(ApiError::validation(format!("{field} must be at most {max} characters")));
+    }
+    Ok(value)
+}
+
+/// `PUT /api/bots/{id}`: a partial update. Bot fields and widget fields may be mixed in one
+/// body; the widget fields are merged over the stored configuration and the result must pass
+/// the editor's rules. An unknown field is refused rather than silently dropped.
+pub async fn update(
+    state: web::Data<AppState>,
+    access: BotAccess<EditBot>,
+    body: web::Json<Map<String, Value>>,
+) -> ApiResult<HttpResponse> {
+    let mut update = BotUpdate::default();
+    let stored = WidgetConfig::from_json(&access.bot.widget);
+    let mut widget = match serde_json::to_value(&stored) {
+        Ok(Value::Object(map)) => map,
+        _ => Map::new(),
+    };
+    let mut widget_changed = false;
+    for (key, value) in body.into_inner() {
+        match key.as_str() {
+            "name" => update.name = Some(BotName::parse(&string(&value, "name")?)?.into_inner()),
+            "description" => update.description = Some(max_chars(string(&value, "description")?.trim().into(), "Description", 500)?),
+            "status" => {
+                let status = string(&value, "status")?;
+                if status != "active" && status != "inactive" {
+                    return Err(ApiError::validation("Status must be active or inactive"));
+                }
+                update.status = Some(status);
+            }
+            "websiteUrl" => {
+                update.website_url = Some(match value.as_str().map(str::trim) {
+                    None | Some("") => None,
+                    Some(raw) => Some(WebUrl::parse(raw)?.into_inner()),
+                })
+            }
+            "systemPrompt" => {
+                let prompt = max_chars(string(&value, "systemPrompt")?.trim().into(), "System prompt", 4000)?;
+                if prompt.is_empty() {
+                    return Err(ApiError::validation("System prompt cannot be empty"));
+                }
+                update.system_prompt = Some(prompt);
+            }
+            k if READ_ONLY.contains(&k) => {}
+            k if widget.contains_key(k) => {
+                widget.insert(key, value);
+                widget_changed = true;
+            }
+            other => return Err(ApiError::validation(format!("Unknown field {other}"))),
+        }
+    }
+    if widget_changed {
+        let mut merged: WidgetConfig = serde_json::from_value(Value::Object(widget))
+            .map_err(|e| ApiError::validation(format!("Invalid widget configuration: {e}")))?;
+        merged.validate().map_err(ApiError::validation)?;
+        for text in [&merged.welcome_message, &merged.popup_message, &merged.lead_capture_message, &merged.handover_message] {
+            if text.chars().count() > 1000 {
+                return Err(ApiError::validation("Messages must be at most 1000 characters"));
+            }
+        }
+        if merged.custom_css.len() > 20_000 {
+            return Err(ApiError::validation("Custom CSS must be at most 20000 characters"));
+        }
+        update.widget = Some(merged);
+    }
+    let bot = state.store.update_bot(&access.bot.id, update).await?;
+    Ok(HttpResponse::Ok().json(json!({"bot": views::bot(&bot, access.role)})))
+}
+
+pub async fn delete(state: web::Data<AppState>, access: BotAccess<OwnBot>) -> ApiResult<HttpResponse> {
+    state.store.delete_bot(&access.bot.id).await?;
+    state
+        .store
+        .log_activity(Some(&access.user.id), None, "bot", &format!("Deleted assistant {}", access.bot.name))
+        .await?;
+    Ok(HttpResponse::NoContent().finish())
+}

@@ -1,0 +1,21 @@
+//! `/api/bots`: the bots a user can see, creating one from the wizard's form, reading,
+//! updating and deleting one, its abuse-protection settings, and its public theme.
+
+mod create;
+mod crud;
+mod settings;
+mod theme;
+
+use actix_web::web;
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/bots", web::get().to(crud::list))
+        .route("/bots", web::post().to(create::create))
+        .route("/bots/{bot_id}", web::get().to(crud::get))
+        .route("/bots/{bot_id}", web::put().to(crud::update))
+        .route("/bots/{bot_id}", web::delete().to(crud::delete))
+        .route("/bots/{bot_id}/icon", web::post().to(create::replace_icon))
+        .route("/bots/{bot_id}/settings", web::get().to(settings::get))
+        .route("/bots/{bot_id}/settings", web::put().to(settings::update))
+        .route("/bots/{id}/theme", web::get().to(theme::theme));
+}

@@ -1,0 +1,45 @@
+//! Invitations addressed to the signed-in user: list the pending ones, accept or decline.
+
+use actix_web::{web, HttpResponse};
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::auth::AuthUser;
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+use crate::views;
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/invitations", web::get().to(list))
+        .route("/invitations/{id}/respond", web::post().to(respond));
+}
+
+async fn list(state: web::Data<AppState>, AuthUser(user): AuthUser) -> ApiResult<HttpResponse> {
+    let invitations = state.store.pending_invitations(&user.email).await?;
+    let invitations: Vec<_> = invitations.iter().map(views::invitation).collect();
+    Ok(HttpResponse::Ok().json(json!({"invitations": invitations})))
+}
+
+#[derive(Deserialize)]
+struct RespondBody {
+    accept: bool,
+}
+
+async fn respond(
+    state: web::Data<AppState>,
+    AuthUser(user): AuthUser,
+    path: web::Path<String>,
+    body: web::Json<RespondBody>,
+) -> ApiResult<HttpResponse> {
+    state
+        .store
+        .respond_invitation(&path, &user, body.accept)
+        .await
+        .map_err(|e| match e {
+            parley_store::StoreError::NotFound => ApiError::not_found("Invitation"),
+            other => other.into(),
+        })?;
+    let action = if body.accept { "Accepted an invitation" } else { "Declined an invitation" };
+    state.store.log_activity(Some(&user.id), None, "team", action).await?;
+    Ok(HttpResponse::Ok().json(json!({"ok": true, "accepted": body.accept})))
+}

@@ -1,0 +1,187 @@
+//! The signed-in user's own account: profile, avatar, password, notification preferences.
+
+use actix_multipart::Multipart;
+use actix_web::{web, HttpResponse};
+use parley_store::users::ProfileUpdate;
+use parley_store::StoreError;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::auth::{password, AuthUser};
+use crate::domain::{person_name, Email, Password};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+use crate::{uploads, views};
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/me", web::get().to(me))
+        .route("/me", web::put().to(update_profile))
+        .route("/me/avatar", web::post().to(upload_avatar))
+        .route("/me/password", web::put().to(change_password))
+        .route("/me/notifications", web::get().to(notifications))
+        .route("/me/notifications", web::put().to(update_notifications));
+}
+
+async fn me(state: web::Data<AppState>, AuthUser(user): AuthUser) -> ApiResult<HttpResponse> {
+    let allowance = state.store.allowance(&user.id).await?;
+    let prefs = state.store.notification_prefs(&user.id).await?;
+    Ok(HttpResponse::Ok().json(json!({
+        "user": views::user(&user),
+        "platform": [views::platform(&allowance)],
+        "notifications": views::notifications(&prefs),
+    })))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProfileBody {
+    name: Option<String>,
+    email: Option<String>,
+    timezone: Option<String>,
+    language: Option<String>,
+}
+
+/// UTC offsets as the settings screen offers them (`UTC`, `UTC-5`, `UTC+5:30`) or an IANA
+/// zone name (`Europe/Paris`).
+fn parse_timezone(raw: &str) -> ApiResult<String> {
+    let tz = raw.trim();
+    let offset_ok = tz == "UTC"
+        || tz.strip_prefix("UTC").is_some_and(|rest| {
+            let rest = rest.strip_prefix(['+', '-']).unwrap_or("");
+            let (h, m) = rest.split_once(':').unwrap_or((rest, "00"));
+            matches!(h.parse::<u8>(), Ok(0..=14)) && matches!(m, "00" | "30" | "45")
+        });
+    let iana_ok = tz.len() <= 64
+        && tz.contains('/')
+        && tz.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '_' | '-' | '+'));
+    if offset_ok || iana_ok {
+        Ok(tz.to_string())
+    } else {
+        Err(ApiError::validation("Please choose a valid timezone"))
+    }
+}
+
+fn parse_language(raw: &str) -> ApiResult<String> {
+    let lang = raw.trim();
+    let ok = (2..=10).contains(&lang.len()) && lang.chars().all(|c| c.is_ascii_alphabetic() || c == '-');
+    if ok {
+        Ok(lang.to_string())
+    } else {
+        Err(ApiError::validation("Please choose a valid language"))
+    }
+}
+
+async fn update_profile(
+    state: web::Data<AppState>,
+    AuthUser(user): AuthUser,
+    body: web::Json<ProfileBody>,
+) -> ApiResult<HttpResponse> {
+    let body = body.into_inner();
+    let update = ProfileUpdate {
+        name: body.name.as_deref().map(person_name).transpose()?,
+        email: body.email.as_deref().map(Email::parse).transpose()?.map(|e| e.as_str().to_string()),
+        timezone: body.timezone.as_deref().map(parse_timezone).transpose()?,
+        language: body.language.as_deref().map(parse_language).transpose()?,
+    };
+    let updated = state.store.update_profile(&user.id, update).await.map_err(|e| match e {
+        StoreError::Conflict(_) => ApiError::conflict("An account with this email already exists"),
+        other => other.into(),
+    })?;
+    Ok(HttpResponse::Ok().json(json!({"user": views::user(&updated)})))
+}
+
+async fn upload_avatar(state: web::Data<AppState>, AuthUser(user): AuthUser, form: Multipart) -> ApiResult<HttpResponse> {
+    let max = state.settings.auth.max_avatar_bytes;
+    let parts = uploads::read_parts(form, |_| max, |_| {
+        ApiError::too_large(format!("Image must be smaller than {} MB", max / (1024 * 1024)))
+    })
+    .await?;
+    let part = parts
+        .into_iter()
+        .find(|p| p.name == "avatar")
+        .ok_or_else(|| ApiError::validation("Choose an image to upload"))?;
+    let ext = uploads::image_extension(&part.bytes).ok_or_else(|| ApiError::validation("Please upload an image file"))?;
+    let dir = uploads::public_dir(&state.settings.data_dir);
+    let name = uploads::save(dir.clone(), ext, part.bytes).await?;
+    let url = format!("/uploads/public/{name}");
+    if let Err(e) = state.store.set_profile_picture(&user.id, &url).await {
+        uploads::discard(dir.join(&name)).await;
+        return Err(e.into());
+    }
+    Ok(HttpResponse::Ok().json(json!({"profilePicture": url})))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PasswordBody {
+    #[serde(default)]
+    current_password: String,
+    #[serde(default)]
+    new_password: String,
+    #[serde(default)]
+    confirm_password: String,
+}
+
+async fn change_password(
+    state: web::Data<AppState>,
+    AuthUser(user): AuthUser,
+    body: web::Json<PasswordBody>,
+) -> ApiResult<HttpResponse> {
+    // An account made through Google or GitHub has no password yet and may set one.
+    if let Some(hash) = &user.password_hash {
+        if !password::verify(&body.current_password, hash).await? {
+            return Err(ApiError::validation("Current password is incorrect"));
+        }
+    }
+    let new = Password::parse_confirmed(&body.new_password, &body.confirm_password)?;
+    let hash = password::hash(new.expose()).await?;
+    state.store.set_password_hash(&user.id, &hash).await?;
+    state.store.log_activity(Some(&user.id), None, "security", "Password changed").await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+async fn notifications(state: web::Data<AppState>, AuthUser(user): AuthUser) -> ApiResult<HttpResponse> {
+    let prefs = state.store.notification_prefs(&user.id).await?;
+    Ok(HttpResponse::Ok().json(views::notifications(&prefs)))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct NotificationsBody {
+    email_notifications: Option<bool>,
+    push_notifications: Option<bool>,
+    weekly_reports: Option<bool>,
+    security_alerts: Option<bool>,
+}
+
+async fn update_notifications(
+    state: web::Data<AppState>,
+    AuthUser(user): AuthUser,
+    body: web::Json<NotificationsBody>,
+) -> ApiResult<HttpResponse> {
+    let mut prefs = state.store.notification_prefs(&user.id).await?;
+    let b = body.into_inner();
+    prefs.email_notifications = b.email_notifications.unwrap_or(prefs.email_notifications);
+    prefs.push_notifications = b.push_notifications.unwrap_or(prefs.push_notifications);
+    prefs.weekly_reports = b.weekly_reports.unwrap_or(prefs.weekly_reports);
+    prefs.security_alerts = b.security_alerts.unwrap_or(prefs.security_alerts);
+    let saved = state.store.save_notification_prefs(prefs).await?;
+    Ok(HttpResponse::Ok().json(views::notifications(&saved)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timezones_and_languages() {
+        for ok in ["UTC-5", "UTC", "UTC+5:30", "UTC+14", "Europe/Paris", "America/Argentina/Buenos_Aires"] {
+            assert!(parse_timezone(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "UTC+15", "UTC+5:10", "<script>", "Mars"] {
+            assert!(parse_timezone(bad).is_err(), "{bad}");
+        }
+        assert!(parse_language("en").is_ok() && parse_language("pt-BR").is_ok());
+        assert!(parse_language("e").is_err() && parse_language("en;drop").is_err());
+    }
+}

@@ -1,0 +1,23 @@
+//! What every handler shares: the store, settings, token keys and the outbound HTTP client.
+
+use std::sync::Arc;
+
+use parley_config::Settings;
+use parley_store::Store;
+
+use crate::auth::oauth::PendingFlows;
+use crate::auth::TokenKeys;
+
+pub struct AppState {
+    pub store: Store,
+    pub settings: Settings,
+    pub tokens: TokenKeys,
+    pub oauth_flows: PendingFlows,
+    /// Outbound calls to sign-in providers; never follows redirects (OAuth requires that).
+    pub http: reqwest::Client,
+    /// A hash of a random password, verified against when an email is unknown (see
+    /// `password::dummy_verify`).
+    pub dummy_hash: String,
+}
+
+pub type SharedState = Arc<AppState>;

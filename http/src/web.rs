@@ -1,0 +1,73 @@
+//! The two built web apps and public uploads, served from disk: the dashboard (every unknown
+//! route falls back to its index.html, the router decides), and the widget (`/widget.js`,
+//! the visitor chat at `/chat` and `/chatbot`, its assets under `/widget/`).
+
+use std::path::{Path, PathBuf};
+
+use actix_files::{Files, NamedFile};
+use actix_web::{web, HttpRequest, HttpResponse};
+
+use crate::state::AppState;
+use crate::uploads;
+
+pub fn configure(cfg: &mut web::ServiceConfig, state: &AppState) {
+    let widget_dir = state.settings.web.widget_dir.clone();
+    let dashboard_dir = state.settings.web.dashboard_dir.clone();
+    let public_uploads = uploads::public_dir(&state.settings.data_dir);
+    if std::fs::create_dir_all(&public_uploads).is_ok() {
+        cfg.service(Files::new("/uploads/public", public_uploads));
+    }
+    cfg.route("/widget.js", web::get().to(widget_script))
+        .route("/chat", web::get().to(chat_page))
+        .route("/chatbot", web::get().to(chat_page));
+    if widget_dir.is_dir() {
+        cfg.service(Files::new("/widget", widget_dir));
+    }
+    if dashboard_dir.join("assets").is_dir() {
+        cfg.service(Files::new("/assets", dashboard_dir.join("assets")));
+    }
+    cfg.default_service(web::get().to(dashboard_page));
+}
+
+fn not_built(what: &str, dir: &Path) -> HttpResponse {
+    HttpResponse::ServiceUnavailable().content_type("text/plain; charset=utf-8").body(format!(
+        "The {what} has not been built ({} is missing). Build it with scripts/run.sh.",
+        dir.display()
+    ))
+}
+
+async fn serve_file(req: &HttpRequest, path: PathBuf, what: &str, dir: &Path) -> HttpResponse {
+    match NamedFile::open_async(&path).await {
+        Ok(file) => file.use_last_modified(true).into_response(req),
+        Err(_) => not_built(what, dir),
+    }
+}
+
+async fn widget_script(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
+    let dir = &state.settings.web.widget_dir;
+    let mut res = serve_file(&req, dir.join("widget.js"), "widget", dir).await;
+    // Host pages on any origin load the script.
+    res.headers_mut().insert(
+        actix_web::http::header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        actix_web::http::header::HeaderValue::from_static("*"),
+    );
+    res
+}
+
+async fn chat_page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
+    let dir = &state.settings.web.widget_dir;
+    serve_file(&req, dir.join("chat.html"), "visitor chat", dir).await
+}
+
+async fn dashboard_page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
+    let dir = &state.settings.web.dashboard_dir;
+    // A path that names a real file in the build (favicon, robots.txt) is served as is.
+    let relative = req.path().trim_start_matches('/');
+    if !relative.is_empty() && !relative.contains("..") {
+        let candidate = dir.join(relative);
+        if candidate.is_file() {
+            return serve_file(&req, candidate, "dashboard", dir).await;
+        }
+    }
+    serve_file(&req, dir.join("index.html"), "dashboard", dir).await
+}

@@ -1,0 +1,298 @@
+//! Bots over HTTP: the wizard's form, CRUD, roles, other teams' bots, restart persistence.
+
+mod support;
+
+use parley_store::Role;
+use reqwest::multipart::{Form, Part};
+use reqwest::StatusCode;
+use serde_json::json;
+use support::{message, TestApp};
+
+on_both_backends!(
+    create_list_get_update_delete,
+    creation_refuses_bad_input_with_the_spec_messages,
+    creation_with_icon_text_and_pdf_training,
+    another_teams_bot_is_404_and_roles_are_enforced,
+    the_free_plan_allows_one_assistant,
+    bots_survive_a_restart,
+    settings_and_public_theme,
+    invitations_are_listed_and_answered,
+);
+
+fn enterprise(s: &mut parley_config::Settings) {
+    s.billing.default_plan = "enterprise".into();
+}
+
+async fn create_list_get_update_delete(backend: parley_store::Backend) {
+    let app = TestApp::spawn_with(backend, enterprise).await;
+    let (token, _) = app.signup("o@x.co").await;
+    let t = Some(token.as_str());
+    let form = Form::new().text("name", "  Support Bot ").text("websiteUrl", "https://shop.example.com").text("faqMethod", "skip");
+    let (status, body) = app.post_form("/api/bots", &token, form).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let bot = &body["bot"];
+    let id = bot["_id"].as_str().unwrap();
+    assert_eq!(bot["name"], "Support Bot");
+    assert_eq!(bot["status"], "active");
+    assert_eq!(bot["role"], "owner");
+    assert_eq!(bot["websiteUrl"], "https://shop.example.com/");
+    assert_eq!(bot["headerTitle"], "Chat Support");
+    assert_eq!(bot["welcomeMessage"], "Hello, how can I help you today?");
+    assert_eq!(bot["systemPrompt"], "You are a helpful assistant for customer support");
+    assert_eq!(bot["enableHandover"], true);
+
+    app.create_bot(&token, "Second").await;
+    let (status, list) = app.get("/api/bots", t).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(list["bots"].as_array().unwrap().len(), 2);
+
+    let (status, got) = app.get(&format!("/api/bots/{id}"), t).await;
+    assert_eq!((status, got["bot"]["name"].clone()), (StatusCode::OK, json!("Support Bot")));
+
+    let (status, updated) = app
+        .put_json(
+            &format!("/api/bots/{id}"),
+            t,
+            json!({"name": "Renamed", "status": "inactive", "primaryColour": "#112233", "welcomeMessage": "Hi there", "customQuestions": [" Where is my order? ", ""], "_id": id}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{updated}");
+    assert_eq!(updated["bot"]["name"], "Renamed");
+    assert_eq!(updated["bot"]["status"], "inactive");
+    assert_eq!(updated["bot"]["primaryColour"], "#112233");
+    assert_eq!(updated["bot"]["customQuestions"], json!(["Where is my order?"]));
+    assert_eq!(updated["bot"]["headerTitle"], "Chat Support", "untouched widget fields keep their values");
+
+    for (body, expected) in [
+        (json!({"name": "  "}), "Bot name is required"),
+        (json!({"status": "paused"}), "Status must be active or inactive"),
+        (json!({"borderRadius": 30}), "Border radius must be 0-24 px in steps of 2"),
+        (json!({"primaryColour": "red"}), "\"red\" is not a colour like #3B82F6"),
+        (json!({"flavour": "vanilla"}), "Unknown field flavour"),
+        (json!({"customQuestions": ["1", "2", "3", "4", "5", "6"]}), "At most 5 quick questions"),
+    ] {
+        let (status, res) = app.put_json(&format!("/api/bots/{id}"), t, body.clone()).await;
+        assert_eq!((status, message(&res)), (StatusCode::UNPROCESSABLE_ENTITY, expected), "{body}");
+    }
+    let (_, after) = app.get(&format!("/api/bots/{id}"), t).await;
+    assert_eq!(after["bot"]["name"], "Renamed", "refused updates changed nothing");
+    assert_eq!(after["bot"]["borderRadius"], 12);
+
+    let (status, _) = app.delete(&format!("/api/bots/{id}"), t).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (status, _) = app.get(&format!("/api/bots/{id}"), t).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+async fn creation_refuses_bad_input_with_the_spec_messages(backend: parley_store::Backend) {
+    let app = TestApp::spawn_with(backend, enterprise).await;
+    let (token, _) = app.signup("o@x.co").await;
+    let cases: Vec<(Form, u16, &str)> = vec![
+        (Form::new().text("faqMethod", "skip"), 422, "Bot name is required"),
+        (Form::new().text("name", "   "), 422, "Bot name is required"),
+        (Form::new().text("name", "B").text("websiteUrl", "not a url"), 422, "Please enter a valid URL (e.g., https://example.com)"),
+        (Form::new().text("name", "B").text("faqMethod", "fax"), 422, "Training method must be skip, upload or text"),
+        (Form::new().text("name", "B").text("faqMethod", "text").text("faqText", "x".repeat(5001)), 422, "Custom text must be at most 5000 characters"),
+        (Form::new().text("name", "B").text("faqMethod", "upload"), 422, "Please choose a PDF file to upload"),
+        (
+            Form::new().text("name", "B").text("faqMethod", "upload").part("faqFile", Part::bytes(b"PK\x03\x04 zip".to_vec()).file_name("a.pdf")),
+            422,
+            "Please upload a PDF file",
+        ),
+        (
+            Form::new().text("name", "B").text("faqMethod", "upload").part("faqFile", Part::bytes(vec![b'%'; 10 * 1024 * 1024 + 1]).file_name("big.pdf")),
+            413,
+            "File size must be less than 10MB",
+        ),
+        (Form::new().text("name", "B").part("icon", Part::bytes(b"<svg onload=x>".to_vec()).file_name("i.svg")), 422, "Bot icon must be an image (PNG, JPEG, GIF or WebP)"),
+    ];
+    for (form, status, expected) in cases {
+        let (got, body) = app.post_form("/api/bots", &token, form).await;
+        assert_eq!((got.as_u16(), message(&body)), (status, expected));
+    }
+    let (_, list) = app.get("/api/bots", Some(&token)).await;
+    assert_eq!(list["bots"], json!([]), "no refused form left a bot behind");
+    let uploads = app.db.data_dir().join("uploads");
+    let leftover = walk(&uploads);
+    assert!(leftover.is_empty(), "no refused form left a file behind: {leftover:?}");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return vec![] };
+    entries
+        .flatten()
+        .flat_map(|e| if e.path().is_dir() { walk(&e.path()) } else { vec![e.path()] })
+        .collect()
+}
+
+async fn creation_with_icon_text_and_pdf_training(backend: parley_store::Backend) {
+    let app = TestApp::spawn_with(backend, enterprise).await;
+    let (token, _) = app.signup("o@x.co").await;
+    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    let form = Form::new()
+        .text("name", "With icon")
+        .text("faqMethod", "text")
+        .text("faqText", "We ship worldwide within 5 days.")
+        .part("icon", Part::bytes(png.clone()).file_name("i.png"));
+    let (status, body) = app.post_form("/api/bots", &token, form).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let icon = body["bot"]["icon"].as_str().unwrap();
+    let served = app.client.get(app.url(icon)).send().await.unwrap();
+    assert_eq!(served.bytes().await.unwrap().to_vec(), png);
+    let bot_id = body["bot"]["_id"].as_str().unwrap().to_string();
+    let store = app.db.open().await.unwrap();
+    let sources = parley_store_sources(&store, &bot_id).await;
+    assert_eq!(sources, vec![("text".to_string(), "processing".to_string())]);
+
+    let pdf = b"%PDF-1.4\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n".to_vec();
+    let form = Form::new()
+        .text("name", "With pdf")
+        .text("faqMethod", "upload")
+        .part("faqFile", Part::bytes(pdf).file_name("faq.pdf"));
+    let (status, body) = app.post_form("/api/bots", &token, form).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let sources = parley_store_sources(&store, body["bot"]["_id"].as_str().unwrap()).await;
+    assert_eq!(sources, vec![("pdf".to_string(), "processing".to_string())]);
+    // Training PDFs are private: not served.
+    let private = walk(&app.db.data_dir().join("uploads/private"));
+    assert_eq!(private.len(), 1);
+    let name = private[0].file_name().unwrap().to_string_lossy().to_string();
+    for path in [format!("/uploads/private/{name}"), format!("/uploads/public/../private/{name}")] {
+        let res = app.client.get(app.url(&path)).send().await.unwrap();
+        let body = res.text().await.unwrap();
+        assert!(!body.starts_with("%PDF"), "{path} must not serve the PDF");
+    }
+}
+
+async fn parley_store_sources(store: &parley_store::Store, bot_id: &str) -> Vec<(String, String)> {
+    store
+        .sources_of_bot(bot_id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| (s.kind, s.status))
+        .collect()
+}
+
+async fn another_teams_bot_is_404_and_roles_are_enforced(backend: parley_store::Backend) {
+    let app = TestApp::spawn_with(backend, enterprise).await;
+    let (owner, _) = app.signup("owner@x.co").await;
+    let (stranger, _) = app.signup("stranger@x.co").await;
+    let (viewer, _) = app.signup("viewer@x.co").await;
+    let (editor, _) = app.signup("editor@x.co").await;
+    let bot = app.create_bot(&owner, "Private").await;
+    let path = format!("/api/bots/{bot}");
+
+    for (status, _) in [
+        app.get(&path, Some(&stranger)).await,
+        app.put_json(&path, Some(&stranger), json!({"name": "Mine now"})).await,
+        app.delete(&path, Some(&stranger)).await,
+        app.get(&format!("{path}/settings"), Some(&stranger)).await,
+    ] {
+        assert_eq!(status, StatusCode::NOT_FOUND);
+    }
+    let (_, missing) = app.get("/api/bots/does-not-exist", Some(&stranger)).await;
+    let (_, hidden) = app.get(&path, Some(&stranger)).await;
+    assert_eq!(missing, hidden, "a hidden bot looks exactly like a missing one");
+
+    let store = app.db.open().await.unwrap();
+    let owner_id = store.user_by_email("owner@x.co").await.unwrap().unwrap().id;
+    for (email, role) in [("viewer@x.co", Role::Viewer), ("editor@x.co", Role::Editor)] {
+        let member = store.invite_member(&bot, email, role, &owner_id).await.unwrap();
+        let user = store.user_by_email(email).await.unwrap().unwrap();
+        store.respond_invitation(&member.id, &user, true).await.unwrap();
+    }
+    let (status, body) = app.get(&path, Some(&viewer)).await;
+    assert_eq!((status, body["bot"]["role"].clone()), (StatusCode::OK, json!("viewer")));
+    let (status, body) = app.put_json(&path, Some(&viewer), json!({"name": "Nope"})).await;
+    assert_eq!((status, message(&body)), (StatusCode::FORBIDDEN, "Your role does not allow editing this bot"));
+    let (status, _) = app.put_json(&path, Some(&editor), json!({"name": "Edited"})).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, body) = app.delete(&path, Some(&editor)).await;
+    assert_eq!((status, message(&body)), (StatusCode::FORBIDDEN, "Only the owner can do this"));
+    let (_, list) = app.get("/api/bots", Some(&viewer)).await;
+    assert_eq!(list["bots"][0]["role"], "viewer");
+    let (_, list) = app.get("/api/bots", Some(&stranger)).await;
+    assert_eq!(list["bots"], json!([]));
+}
+
+async fn the_free_plan_allows_one_assistant(backend: parley_store::Backend) {
+    let app = TestApp::spawn(backend).await;
+    let (token, _) = app.signup("free@x.co").await;
+    app.create_bot(&token, "Only one").await;
+    let (status, body) = app.post_form("/api/bots", &token, Form::new().text("name", "Two")).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(message(&body), "Your Free plan allows 1 assistant. Upgrade your plan to create more.");
+}
+
+async fn bots_survive_a_restart(backend: parley_store::Backend) {
+    let app = TestApp::spawn(backend).await;
+    let (token, _) = app.signup("keep@x.co").await;
+    let bot = app.create_bot(&token, "Persistent").await;
+    let app = app.restart().await;
+    let (status, body) = app.get(&format!("/api/bots/{bot}"), Some(&token)).await;
+    assert_eq!(status, StatusCode::OK, "the token and the bot both survive: {body}");
+    assert_eq!(body["bot"]["name"], "Persistent");
+}
+
+async fn settings_and_public_theme(backend: parley_store::Backend) {
+    let app = TestApp::spawn(backend).await;
+    let (token, _) = app.signup("s@x.co").await;
+    let t = Some(token.as_str());
+    let bot = app.create_bot(&token, "Themed").await;
+    let path = format!("/api/bots/{bot}/settings");
+    let (status, body) = app.get(&path, t).await;
+    assert_eq!((status, body.clone()), (StatusCode::OK, json!({"maxChatTextSize": 1000, "urlWhitelist": []})));
+    let (status, body) = app
+        .put_json(&path, t, json!({"maxChatTextSize": 2000, "urlWhitelist": [" https://shop.example.com/ ", "shop.example.com", "", "http://localhost:5173"]}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body, json!({"maxChatTextSize": 2000, "urlWhitelist": ["https://shop.example.com", "http://localhost:5173"]}));
+    for (size, status) in [(json!(99), 422), (json!(10001), 422), (json!("abc"), 422), (json!(100), 200), (json!(10000), 200)] {
+        let (got, res) = app.put_json(&path, t, json!({"maxChatTextSize": size})).await;
+        assert_eq!(got.as_u16(), status, "{size}: {res}");
+        if status == 422 {
+            assert_eq!(message(&res), "Maximum chat text size must be between 100 and 10000");
+        }
+    }
+    let (status, _) = app.put_json(&path, t, json!({"urlWhitelist": ["javascript:alert(1)"]})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+
+    let (status, theme) = app.get(&format!("/api/bots/{bot}/theme"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(theme["name"], "Themed");
+    assert_eq!(theme["primaryColour"], "#3B82F6");
+    assert_eq!(theme["enableHandover"], true);
+    assert!(theme.get("urlWhitelist").is_none() && theme.get("systemPrompt").is_none());
+    let (status, _) = app.get("/api/bots/nope/theme", None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+async fn invitations_are_listed_and_answered(backend: parley_store::Backend) {
+    let app = TestApp::spawn(backend).await;
+    let (owner, _) = app.signup("owner@x.co").await;
+    let (guest, _) = app.signup("guest@x.co").await;
+    let (other, _) = app.signup("other@x.co").await;
+    let bot = app.create_bot(&owner, "Team bot").await;
+    let store = app.db.open().await.unwrap();
+    let owner_id = store.user_by_email("owner@x.co").await.unwrap().unwrap().id;
+    store.invite_member(&bot, "guest@x.co", Role::Agent, &owner_id).await.unwrap();
+
+    let (status, body) = app.get("/api/invitations", Some(&guest)).await;
+    assert_eq!(status, StatusCode::OK);
+    let inv = &body["invitations"][0];
+    assert_eq!(inv["botName"], "Team bot");
+    assert_eq!(inv["role"], "agent");
+    assert_eq!(inv["invitedBy"]["email"], "owner@x.co");
+    let id = inv["_id"].as_str().unwrap();
+    let (_, none) = app.get("/api/invitations", Some(&other)).await;
+    assert_eq!(none["invitations"], json!([]));
+    let (status, _) = app.post_json(&format!("/api/invitations/{id}/respond"), Some(&other), json!({"accept": true})).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "an invitation for someone else cannot be taken");
+    let (status, _) = app.post_json(&format!("/api/invitations/{id}/respond"), Some(&guest), json!({"accept": true})).await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, list) = app.get("/api/bots", Some(&guest)).await;
+    assert_eq!(list["bots"][0]["role"], "agent");
+    let (_, after) = app.get("/api/invitations", Some(&guest)).await;
+    assert_eq!(after["invitations"], json!([]));
+}
