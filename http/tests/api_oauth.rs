@@ -1,0 +1,164 @@
+//! Google and GitHub sign-in against a local provider that speaks the authorization-code
+//! grant with PKCE (the production code path, with endpoints from config).
+
+mod support;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
+use base64::Engine as _;
+use reqwest::StatusCode;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use support::{message, TestApp};
+
+on_both_backends!(github_sign_in_creates_then_reuses_the_account, google_sign_in_links_an_existing_email, sign_in_refuses_forged_state_and_unconfigured_providers);
+
+#[derive(Default)]
+struct Provider {
+    /// code -> PKCE challenge it was issued for.
+    codes: Mutex<HashMap<String, String>>,
+}
+
+async fn authorize(p: web::Data<Provider>, q: web::Query<HashMap<String, String>>) -> HttpResponse {
+    assert_eq!(q.get("code_challenge_method").map(String::as_str), Some("S256"));
+    assert_eq!(q.get("response_type").map(String::as_str), Some("code"));
+    let code = format!("code-{}", p.codes.lock().unwrap().len());
+    p.codes.lock().unwrap().insert(code.clone(), q["code_challenge"].clone());
+    let target = format!("{}?code={code}&state={}", q["redirect_uri"], q["state"]);
+    HttpResponse::Found().insert_header(("Location", target)).finish()
+}
+
+async fn token(p: web::Data<Provider>, form: web::Form<HashMap<String, String>>) -> HttpResponse {
+    let challenge = p.codes.lock().unwrap().remove(&form["code"]);
+    let verifier = form.get("code_verifier").cloned().unwrap_or_default();
+    let computed = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
+    if challenge.as_deref() != Some(computed.as_str()) {
+        return HttpResponse::BadRequest().json(json!({"error": "invalid_grant"}));
+    }
+    HttpResponse::Ok().json(json!({"access_token": "token-abc", "token_type": "bearer"}))
+}
+
+fn authorized(req: &HttpRequest) -> bool {
+    req.headers().get("authorization").and_then(|v| v.to_str().ok()) == Some("Bearer token-abc")
+}
+
+async fn github_user(req: HttpRequest) -> HttpResponse {
+    if !authorized(&req) {
+        return HttpResponse::Unauthorized().finish();
+    }
+    HttpResponse::Ok().json(json!({"id": 583231, "login": "octocat", "name": null, "email": null, "avatar_url": "https://avatars.example/octo.png"}))
+}
+
+async fn github_emails(req: HttpRequest) -> HttpResponse {
+    if !authorized(&req) {
+        return HttpResponse::Unauthorized().finish();
+    }
+    HttpResponse::Ok().json(json!([
+        {"email": "octo@old.example", "primary": false, "verified": true},
+        {"email": "Octo@GitHub.example", "primary": true, "verified": true}
+    ]))
+}
+
+async fn google_user(req: HttpRequest) -> HttpResponse {
+    if !authorized(&req) {
+        return HttpResponse::Unauthorized().finish();
+    }
+    HttpResponse::Ok().json(json!({"sub": "g-77", "email": "member@shop.example", "email_verified": true, "name": "Member", "picture": null}))
+}
+
+/// Starts the stand-in provider; returns its base URL.
+fn start_provider() -> String {
+    let provider = web::Data::from(Arc::new(Provider::default()));
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(provider.clone())
+            .route("/authorize", web::get().to(authorize))
+            .route("/token", web::post().to(token))
+            .route("/user", web::get().to(github_user))
+            .route("/user/emails", web::get().to(github_emails))
+            .route("/userinfo", web::get().to(google_user))
+    })
+    .workers(1)
+    .bind("127.0.0.1:0")
+    .unwrap();
+    let addr = server.addrs()[0];
+    actix_web::rt::spawn(server.run());
+    format!("http://{addr}")
+}
+
+async fn spawn_with_provider(backend: parley_store::Backend) -> TestApp {
+    let provider = start_provider();
+    TestApp::spawn_with(backend, |s| {
+        for (p, userinfo) in [(&mut s.oauth.github, "/user"), (&mut s.oauth.google, "/userinfo")] {
+            p.client_id = "client-1".into();
+            p.client_secret = "secret-1".into();
+            p.auth_url = format!("{provider}/authorize");
+            p.token_url = format!("{provider}/token");
+            p.userinfo_url = format!("{provider}{userinfo}");
+        }
+    })
+    .await
+}
+
+/// Follows the browser's path: Parley → provider → Parley's callback. Returns the callback's
+/// redirect target.
+async fn sign_in(app: &TestApp, provider: &str) -> String {
+    let start = app.client.get(app.url(&format!("/api/auth/{provider}"))).send().await.unwrap();
+    assert_eq!(start.status(), StatusCode::FOUND);
+    let to_provider = start.headers()["location"].to_str().unwrap().to_string();
+    let at_provider = app.client.get(&to_provider).send().await.unwrap();
+    assert_eq!(at_provider.status(), StatusCode::FOUND);
+    let callback = at_provider.headers()["location"].to_str().unwrap().to_string();
+    // The public base URL is http://127.0.0.1:0 in tests; reach the real port.
+    let callback = callback.replacen(&app.settings.public_base_url(), &app.base, 1);
+    let done = app.client.get(&callback).send().await.unwrap();
+    assert_eq!(done.status(), StatusCode::FOUND, "{}", done.text().await.unwrap_or_default());
+    done.headers()["location"].to_str().unwrap().to_string()
+}
+
+fn token_of(target: &str) -> String {
+    target.strip_prefix("/auth-success?token=").unwrap_or_else(|| panic!("unexpected redirect {target}")).to_string()
+}
+
+async fn github_sign_in_creates_then_reuses_the_account(backend: parley_store::Backend) {
+    let app = spawn_with_provider(backend).await;
+    let token = token_of(&sign_in(&app, "github").await);
+    let (status, me) = app.get("/api/me", Some(&token)).await;
+    assert_eq!(status, StatusCode::OK, "{me}");
+    assert_eq!(me["user"]["email"], "octo@github.example", "the primary verified email");
+    assert_eq!(me["user"]["name"], "octocat");
+    assert_eq!(me["user"]["hasPassword"], false);
+    let again = token_of(&sign_in(&app, "github").await);
+    let (_, me_again) = app.get("/api/me", Some(&again)).await;
+    assert_eq!(me_again["user"]["_id"], me["user"]["_id"]);
+    // An OAuth account may set a password without knowing one.
+    let (status, _) = app
+        .put_json("/api/me/password", Some(&token), json!({"newPassword": "password123", "confirmPassword": "password123"}))
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+}
+
+async fn google_sign_in_links_an_existing_email(backend: parley_store::Backend) {
+    let app = spawn_with_provider(backend).await;
+    let (_, user_id) = app.signup("member@shop.example").await;
+    let token = token_of(&sign_in(&app, "google").await);
+    let (_, me) = app.get("/api/me", Some(&token)).await;
+    assert_eq!(me["user"]["_id"], user_id.as_str());
+}
+
+async fn sign_in_refuses_forged_state_and_unconfigured_providers(backend: parley_store::Backend) {
+    let app = spawn_with_provider(backend).await;
+    let (status, body) = app.get("/api/auth/github/callback?code=code-0&state=forged", None).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(message(&body), "This sign-in link has expired or was already used. Please try again.");
+    let (status, _) = app.get("/api/auth/myspace", None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    let bare = TestApp::spawn(backend).await;
+    let (status, body) = bare.get("/api/auth/google", None).await;
+    assert_eq!((status, message(&body)), (StatusCode::SERVICE_UNAVAILABLE, "Google sign-in is not configured"));
+    let (status, body) = bare.get("/api/auth/github", None).await;
+    assert_eq!((status, message(&body)), (StatusCode::SERVICE_UNAVAILABLE, "GitHub sign-in is not configured"));
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# README command 2: every test. Rust (both database backends), the web apps' unit tests, and
+# the end-to-end tests that drive the real server with real clients and a real browser.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/test-env.sh
+
+echo "==> Rust tests (SQLite and PostgreSQL)"
+cargo build --workspace --all-targets --examples
+cargo nextest run --workspace --no-fail-fast
+
+for app in dashboard widget; do
+  if [ -f "$app/package.json" ]; then
+    echo "==> $app tests and build"
+    (cd "$app" && npm test && npm run build)
+  fi
+done
+
+if [ -f e2e/package.json ]; then
+  echo "==> end-to-end tests"
+  cargo build -p parley-http --bin parley --examples
+  (cd e2e && npm test)
+fi
+echo "==> all tests passed"
