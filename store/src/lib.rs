@@ -9,6 +9,7 @@ mod pool;
 pub mod activity;
 pub mod billing;
 pub mod bots;
+pub mod chat;
 pub mod error;
 pub mod models;
 pub mod roles;
