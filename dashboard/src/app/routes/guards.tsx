@@ -1,0 +1,41 @@
+import type { ReactNode } from 'react';
+import { Navigate, useLocation } from 'react-router';
+import { useSnapshot } from 'valtio';
+import { isSignedIn, session } from '@/features/auth/stores/session';
+import { activeBot, bots } from '@/features/bots/stores/bots';
+
+/** Where the guard came from, so sign-in can send the user back. */
+export interface FromState {
+  from?: { pathname: string; search?: string; hash?: string };
+}
+
+export function redirectTarget(state: unknown): string {
+  const from = (state as FromState | null)?.from;
+  if (!from?.pathname || from.pathname === '/login' || from.pathname === '/signup') return '/dashboard';
+  return `${from.pathname}${from.search ?? ''}${from.hash ?? ''}`;
+}
+
+/** Signed-out users go to /login, remembering where they were headed. */
+export function RequireAuth({ children }: { children: ReactNode }) {
+  const snap = useSnapshot(session);
+  const location = useLocation();
+  if (!isSignedIn(snap)) {
+    const from = { pathname: location.pathname, search: location.search, hash: location.hash };
+    return <Navigate to="/login" replace state={{ from } satisfies FromState} />;
+  }
+  return children;
+}
+
+/** Screens that work on one bot need an active bot; without one, back to My Bots. */
+export function RequireBot({ children }: { children: ReactNode }) {
+  const snap = useSnapshot(bots);
+  if (!activeBot(snap)) return <Navigate to="/dashboard" replace />;
+  return children;
+}
+
+/** Login and sign-up are for signed-out users only. */
+export function RedirectIfSignedIn({ children }: { children: ReactNode }) {
+  const snap = useSnapshot(session);
+  if (isSignedIn(snap)) return <Navigate to="/dashboard" replace />;
+  return children;
+}
