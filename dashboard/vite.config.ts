@@ -17,5 +17,6 @@ export default defineConfig({
     globals: true,
     setupFiles: ['./vitest.setup.ts'],
     css: false,
+    unstubGlobals: true,
   },
 });
