@@ -11,7 +11,19 @@ export default defineConfig({
   plugins: [react()],
   resolve: { alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) } },
   server: { proxy: { '/api': api, '/socket.io': { target: api, ws: true } } },
-  build: { outDir: 'dist', emptyOutDir: true },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    rollupOptions: {
+      output: {
+        // Libraries change less often than the app: their own chunks stay cached across releases.
+        manualChunks: {
+          react: ['react', 'react-dom', 'react-router'],
+          mantine: ['@mantine/core', '@mantine/hooks', '@mantine/notifications'],
+        },
+      },
+    },
+  },
   test: {
     environment: 'jsdom',
     globals: true,

@@ -15,7 +15,6 @@ import {
   UnstyledButton,
 } from '@mantine/core';
 import {
-  IconBook,
   IconChartBar,
   IconCheck,
   IconChevronDown,
@@ -24,6 +23,7 @@ import {
   IconLayoutDashboard,
   IconLogout,
   IconMessage,
+  IconMessageChatbot,
   IconMessages,
   IconPalette,
   IconPlug,
@@ -198,7 +198,7 @@ export function Sidebar({ onNavigate = () => {} }: { onNavigate?: () => void }) 
   return (
     <Stack h="100%" gap="md" p="md">
       <Group gap="xs">
-        <IconBook size={22} />
+        <IconMessageChatbot size={22} />
         <Text fw={800} size="lg">
           Parley
         </Text>
