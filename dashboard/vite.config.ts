@@ -10,7 +10,16 @@ const api = process.env.PARLEY_API ?? 'http://127.0.0.1:8080';
 export default defineConfig({
   plugins: [react()],
   resolve: { alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) } },
-  server: { proxy: { '/api': api, '/socket.io': { target: api, ws: true } } },
+  server: {
+    proxy: {
+      '/api': api,
+      '/socket.io': { target: api, ws: true },
+      // The widget app's pages, served by the server (see widget/README.md).
+      '/widget.js': api,
+      '/widget-assets': api,
+      '/chat': api, // also /chatbot
+    },
+  },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

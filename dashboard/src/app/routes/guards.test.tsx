@@ -74,3 +74,29 @@ describe('route guard', () => {
     expect(session).toMatchObject({ token: 'oauth-tok', loggedIn: true });
   });
 });
+
+describe('sign-up redirect', () => {
+  beforeEach(() => {
+    signOut();
+    mockFetch({
+      'POST /api/auth/signup': { status: 201, body: { token: 'tok-2', user: me.user } },
+      'GET /api/me': { body: me },
+      'GET /api/bots': { body: { bots: [] } },
+      'GET /api/invitations': { body: { invitations: [] } },
+    });
+  });
+
+  it('stays on the confirmation for about a second, then goes to /dashboard', async () => {
+    const { router } = renderApp('/signup');
+    const u = userEvent.setup();
+    await u.type(screen.getByLabelText(/^Email/), 'ada@example.com');
+    await u.type(screen.getByLabelText(/^Password/), 'secret-one');
+    await u.type(screen.getByLabelText(/^Confirm Password/), 'secret-one');
+    const sent = Date.now();
+    await u.click(screen.getByRole('button', { name: 'Create account' }));
+    expect(await screen.findByText(/Account created/)).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/signup');
+    await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard'), { timeout: 3000 });
+    expect(Date.now() - sent).toBeGreaterThanOrEqual(900);
+  });
+});

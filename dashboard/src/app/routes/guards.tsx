@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
 import { useSnapshot } from 'valtio';
 import { isSignedIn, session } from '@/features/auth/stores/session';
@@ -33,9 +33,14 @@ export function RequireBot({ children }: { children: ReactNode }) {
   return children;
 }
 
-/** Login and sign-up are for signed-out users only. */
+/**
+ * Login and sign-up are for signed-out users: one who arrives signed in goes on to /dashboard (or
+ * where the guard sent them from). Decided on arrival only, so signing in on the page does not cut
+ * short its own redirect (sign-up's pause, the way back to the origin).
+ */
 export function RedirectIfSignedIn({ children }: { children: ReactNode }) {
-  const snap = useSnapshot(session);
-  if (isSignedIn(snap)) return <Navigate to="/dashboard" replace />;
+  const location = useLocation();
+  const [signedInOnArrival] = useState(() => isSignedIn(session));
+  if (signedInOnArrival) return <Navigate to={redirectTarget(location.state)} replace />;
   return children;
 }
