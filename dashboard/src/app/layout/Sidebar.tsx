@@ -1,0 +1,217 @@
+// The signed-in navigation: groups per spec, the bot picker, the profile card with real credits.
+import type { ComponentType } from 'react';
+import {
+  Avatar,
+  Box,
+  Button,
+  Group,
+  Menu,
+  NavLink,
+  Paper,
+  Progress,
+  ScrollArea,
+  Stack,
+  Text,
+  UnstyledButton,
+} from '@mantine/core';
+import {
+  IconChartBar,
+  IconCheck,
+  IconChevronDown,
+  IconCreditCard,
+  IconHeadset,
+  IconLayoutDashboard,
+  IconLogout,
+  IconMessage,
+  IconMessageChatbot,
+  IconMessages,
+  IconPalette,
+  IconPlug,
+  IconSchool,
+  IconSettings,
+  IconTool,
+  IconUserDollar,
+  IconUsers,
+} from '@tabler/icons-react';
+import { Link, useLocation, useNavigate } from 'react-router';
+import { useSnapshot } from 'valtio';
+import { session, signOut } from '@/features/auth/stores/session';
+import type { Platform } from '@/features/auth/api/auth';
+import { BotAvatar } from '@/features/bots/components/BotAvatar';
+import { activeBot, bots, selectBot } from '@/features/bots/stores/bots';
+
+interface Item {
+  to: string;
+  label: string;
+  icon: ComponentType<{ size?: number }>;
+}
+
+const dashboardGroup: Item[] = [{ to: '/dashboard', label: 'My Bots', icon: IconLayoutDashboard }];
+const botGroup: Item[] = [
+  { to: '/stats', label: 'Analytics', icon: IconChartBar },
+  { to: '/botchat', label: 'Chat', icon: IconMessage },
+  { to: '/preview', label: 'Customize', icon: IconPalette },
+  { to: '/training', label: 'Training', icon: IconSchool },
+  { to: '/sessions', label: 'Sessions', icon: IconMessages },
+  { to: '/agent-dashboard', label: 'Agent Dashboard', icon: IconHeadset },
+  { to: '/leads', label: 'Leads', icon: IconUserDollar },
+  { to: '/teams', label: 'Teams', icon: IconUsers },
+  { to: '/integrations', label: 'Integrations', icon: IconPlug },
+  { to: '/bot-settings', label: 'Bot Settings', icon: IconTool },
+];
+const accountGroup: Item[] = [
+  { to: '/billing', label: 'Billing', icon: IconCreditCard },
+  { to: '/settings', label: 'Settings', icon: IconSettings },
+];
+
+/** Share of the plan's credits used, 0-100; 0 when the plan reports no total. */
+export function creditsUsedPercent(p: Pick<Platform, 'creditsUsed' | 'creditsTotal'> | undefined): number {
+  if (!p || !(p.creditsTotal > 0)) return 0;
+  return Math.min(100, Math.max(0, (p.creditsUsed / p.creditsTotal) * 100));
+}
+
+function planLabel(planType: string | undefined): string {
+  if (!planType || planType === 'free') return 'Free Plan';
+  return 'Premium Member';
+}
+
+function Group_({ title, items, onNavigate }: { title: string; items: Item[]; onNavigate: () => void }) {
+  const { pathname } = useLocation();
+  return (
+    <Stack gap={2}>
+      <Text size="xs" fw={700} c="dimmed" tt="uppercase" px="sm" mb={4}>
+        {title}
+      </Text>
+      {items.map(({ to, label, icon: Icon }) => (
+        <NavLink
+          key={to}
+          component={Link}
+          to={to}
+          label={label}
+          leftSection={<Icon size={18} />}
+          active={pathname === to}
+          onClick={onNavigate}
+        />
+      ))}
+    </Stack>
+  );
+}
+
+function BotPicker({ onPicked }: { onPicked: () => void }) {
+  const snap = useSnapshot(bots);
+  const current = activeBot(snap);
+  if (snap.bots.length === 0) return null;
+  return (
+    <Menu width="target" position="bottom-start">
+      <Menu.Target>
+        <UnstyledButton aria-label="Choose bot" w="100%">
+          <Paper withBorder p="xs">
+            <Group gap="xs" wrap="nowrap">
+              <BotAvatar name={current?.name} icon={current?.icon} size="sm" />
+              <Box style={{ flex: 1, minWidth: 0 }}>
+                <Text size="sm" fw={600} truncate>
+                  {current ? current.name || 'Untitled Assistant' : 'Select a bot'}
+                </Text>
+                <Text size="xs" c="dimmed" truncate>
+                  {current ? current.description || 'AI Assistant' : `${snap.bots.length} available`}
+                </Text>
+              </Box>
+              <IconChevronDown size={16} />
+            </Group>
+          </Paper>
+        </UnstyledButton>
+      </Menu.Target>
+      <Menu.Dropdown>
+        {snap.bots.map((b) => (
+          <Menu.Item
+            key={b._id}
+            leftSection={<BotAvatar name={b.name} icon={b.icon} size="sm" />}
+            rightSection={b._id === snap.activeBotId ? <IconCheck size={16} aria-label="Active bot" /> : null}
+            onClick={() => {
+              selectBot(b._id);
+              onPicked();
+            }}
+          >
+            <Text size="sm" fw={500} truncate>
+              {b.name || 'Untitled Assistant'}
+            </Text>
+            <Text size="xs" c="dimmed" truncate>
+              {b.description || 'AI Assistant'}
+            </Text>
+          </Menu.Item>
+        ))}
+      </Menu.Dropdown>
+    </Menu>
+  );
+}
+
+function ProfileCard() {
+  const snap = useSnapshot(session);
+  const navigate = useNavigate();
+  const plan = snap.platform[0];
+  const used = creditsUsedPercent(plan);
+  return (
+    <Paper withBorder p="sm">
+      <Group gap="sm" wrap="nowrap">
+        <Avatar src={snap.user?.profilePicture || null} name={snap.user?.name || 'User'} color="initials" />
+        <Box style={{ minWidth: 0 }}>
+          <Text size="sm" fw={600} truncate>
+            {snap.user?.name || 'User'}
+          </Text>
+          <Text size="xs" c="dimmed">
+            {planLabel(plan?.planType)}
+          </Text>
+        </Box>
+      </Group>
+      <Group justify="space-between" mt="sm">
+        <Text size="xs" c="dimmed">
+          Credits
+        </Text>
+        <Text size="xs" fw={600} data-testid="credits">
+          {plan?.remainingCredits ?? 0}
+        </Text>
+      </Group>
+      <Progress value={used} size="sm" mt={4} aria-label="Credits used" />
+      <Button
+        variant="subtle"
+        color="gray"
+        fullWidth
+        mt="sm"
+        leftSection={<IconLogout size={16} />}
+        onClick={() => {
+          signOut();
+          navigate('/login', { replace: true });
+        }}
+      >
+        Sign Out
+      </Button>
+    </Paper>
+  );
+}
+
+/** `onNavigate` closes the mobile drawer after a link click or a bot pick. */
+export function Sidebar({ onNavigate = () => {} }: { onNavigate?: () => void }) {
+  const { loggedIn } = useSnapshot(session);
+  const botSnap = useSnapshot(bots);
+  if (!loggedIn) return null;
+  const hasActiveBot = activeBot(botSnap) !== null;
+  return (
+    <Stack h="100%" gap="md" p="md">
+      <Group gap="xs">
+        <IconMessageChatbot size={22} />
+        <Text fw={800} size="lg">
+          Parley
+        </Text>
+      </Group>
+      <BotPicker onPicked={onNavigate} />
+      <ScrollArea style={{ flex: 1 }}>
+        <Stack gap="lg">
+          <Group_ title="Dashboard" items={dashboardGroup} onNavigate={onNavigate} />
+          {hasActiveBot && <Group_ title="Bot Management" items={botGroup} onNavigate={onNavigate} />}
+          <Group_ title="Account" items={accountGroup} onNavigate={onNavigate} />
+        </Stack>
+      </ScrollArea>
+      <ProfileCard />
+    </Stack>
+  );
+}

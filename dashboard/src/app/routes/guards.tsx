@@ -1,0 +1,46 @@
+import { useState, type ReactNode } from 'react';
+import { Navigate, useLocation } from 'react-router';
+import { useSnapshot } from 'valtio';
+import { isSignedIn, session } from '@/features/auth/stores/session';
+import { activeBot, bots } from '@/features/bots/stores/bots';
+
+/** Where the guard came from, so sign-in can send the user back. */
+export interface FromState {
+  from?: { pathname: string; search?: string; hash?: string };
+}
+
+export function redirectTarget(state: unknown): string {
+  const from = (state as FromState | null)?.from;
+  if (!from?.pathname || from.pathname === '/login' || from.pathname === '/signup') return '/dashboard';
+  return `${from.pathname}${from.search ?? ''}${from.hash ?? ''}`;
+}
+
+/** Signed-out users go to /login, remembering where they were headed. */
+export function RequireAuth({ children }: { children: ReactNode }) {
+  const snap = useSnapshot(session);
+  const location = useLocation();
+  if (!isSignedIn(snap)) {
+    const from = { pathname: location.pathname, search: location.search, hash: location.hash };
+    return <Navigate to="/login" replace state={{ from } satisfies FromState} />;
+  }
+  return children;
+}
+
+/** Screens that work on one bot need an active bot; without one, back to My Bots. */
+export function RequireBot({ children }: { children: ReactNode }) {
+  const snap = useSnapshot(bots);
+  if (!activeBot(snap)) return <Navigate to="/dashboard" replace />;
+  return children;
+}
+
+/**
+ * Login and sign-up are for signed-out users: one who arrives signed in goes on to /dashboard (or
+ * where the guard sent them from). Decided on arrival only, so signing in on the page does not cut
+ * short its own redirect (sign-up's pause, the way back to the origin).
+ */
+export function RedirectIfSignedIn({ children }: { children: ReactNode }) {
+  const location = useLocation();
+  const [signedInOnArrival] = useState(() => isSignedIn(session));
+  if (signedInOnArrival) return <Navigate to={redirectTarget(location.state)} replace />;
+  return children;
+}

@@ -1,0 +1,214 @@
+// My Bots: the user's assistants and pending team invitations.
+import { useEffect, useState } from 'react';
+import {
+  Button,
+  Card,
+  Group,
+  Modal,
+  Paper,
+  Select,
+  SimpleGrid,
+  Stack,
+  Text,
+  TextInput,
+  UnstyledButton,
+} from '@mantine/core';
+import { IconBook, IconPlus, IconSearch } from '@tabler/icons-react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { useSnapshot } from 'valtio';
+import { PageHeader } from '@/components/PageHeader';
+import type { Bot } from '@/features/bots/api/bots';
+import { BotCard } from '@/features/bots/components/BotCard';
+import { CreateBotWizard } from '@/features/bots/components/CreateBotWizard';
+import { ShareDialog } from '@/features/bots/components/ShareDialog';
+import { bots, deleteBot, loadBots, selectBot } from '@/features/bots/stores/bots';
+import { displayName, filterBots, type BotSort, type StatusFilter } from '@/features/bots/stores/filter';
+import { InvitationsList } from '@/features/invitations/components/InvitationsList';
+import { invitations, loadInvitations } from '@/features/invitations/stores/invitations';
+import { errorMessage } from '@/lib/api';
+import { notify } from '@/lib/notify';
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+function Stat({ label, value }: { label: string; value: number }) {
+  return (
+    <Paper withBorder p="md">
+      <Text size="sm" c="dimmed">
+        {label}
+      </Text>
+      <Text fw={700} size="xl">
+        {value}
+      </Text>
+    </Paper>
+  );
+}
+
+export function MyBotsRoute() {
+  const snap = useSnapshot(bots);
+  const invSnap = useSnapshot(invitations);
+  const navigate = useNavigate();
+  const [params, setParams] = useSearchParams();
+  const [search, setSearch] = useState('');
+  const [status, setStatus] = useState<StatusFilter>('all');
+  const [sort, setSort] = useState<BotSort>('name');
+  const [wizardOpen, setWizardOpen] = useState(false);
+  const [sharing, setSharing] = useState<Bot | null>(null);
+  const [deleting, setDeleting] = useState<Bot | null>(null);
+  const [deleteBusy, setDeleteBusy] = useState(false);
+
+  useEffect(() => {
+    void loadBots();
+    void loadInvitations();
+  }, []);
+
+  // /dashboard?bot={name} (a card click) makes that bot the active one.
+  const botParam = params.get('bot');
+  useEffect(() => {
+    if (!botParam) return;
+    const match = bots.bots.find((b) => b.name === botParam);
+    if (match) selectBot(match._id);
+  }, [botParam, snap.bots]);
+
+  const list = snap.bots as Bot[];
+  const shown = filterBots(list, search, status, sort);
+  const activeCount = list.filter((b) => b.status === 'active').length;
+
+  const open = (bot: Bot) => {
+    selectBot(bot._id);
+    setParams(bot.name ? { bot: bot.name } : {});
+  };
+  const goTo = (path: string) => (bot: Bot) => {
+    selectBot(bot._id);
+    navigate(path);
+  };
+
+  const confirmDelete = async () => {
+    if (!deleting) return;
+    setDeleteBusy(true);
+    try {
+      await deleteBot(deleting._id);
+      notify.success('Bot Deleted', `${displayName(deleting)} was deleted.`);
+      setDeleting(null);
+    } catch (err) {
+      notify.error('Delete Failed', errorMessage(err, 'Unable to delete the bot. Please try again.'));
+    } finally {
+      setDeleteBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <PageHeader
+        title="My AI Assistants"
+        subtitle={`${plural(list.length, 'bot', 'bots')} · ${plural(invSnap.list.length, 'pending invitation', 'pending invitations')}`}
+        actions={
+          <>
+            <Button component={Link} to="/docs" variant="default" leftSection={<IconBook size={16} />}>
+              Documentation
+            </Button>
+            <Button leftSection={<IconPlus size={16} />} onClick={() => setWizardOpen(true)}>
+              New Bot
+            </Button>
+          </>
+        }
+      />
+
+      <SimpleGrid cols={{ base: 2, sm: 2 }} mb="lg" maw={480}>
+        <Stat label="Total Bots" value={list.length} />
+        <Stat label="Active Bots" value={activeCount} />
+      </SimpleGrid>
+
+      <InvitationsList onResponded={(accepted) => accepted && void loadBots()} />
+
+      <Group gap="sm" mb="md" wrap="wrap">
+        <TextInput
+          placeholder="Search assistants..."
+          leftSection={<IconSearch size={16} />}
+          value={search}
+          onChange={(e) => setSearch(e.currentTarget.value)}
+          style={{ flex: 1, minWidth: 200 }}
+          aria-label="Search assistants"
+        />
+        <Select
+          aria-label="Status filter"
+          w={150}
+          value={status}
+          onChange={(v) => setStatus((v as StatusFilter) ?? 'all')}
+          allowDeselect={false}
+          data={[
+            { value: 'all', label: 'All Status' },
+            { value: 'active', label: 'Active' },
+            { value: 'inactive', label: 'Inactive' },
+          ]}
+        />
+        <Select
+          aria-label="Sort"
+          w={130}
+          value={sort}
+          onChange={(v) => setSort((v as BotSort) ?? 'name')}
+          allowDeselect={false}
+          data={[
+            { value: 'name', label: 'Name' },
+            { value: 'status', label: 'Status' },
+            { value: 'date', label: 'Date' },
+          ]}
+        />
+      </Group>
+
+      {shown.length === 0 && list.length > 0 ? (
+        <Stack align="center" py="xl" gap="xs">
+          <Text fw={600}>No bots found</Text>
+          <Button
+            variant="subtle"
+            onClick={() => {
+              setSearch('');
+              setStatus('all');
+            }}
+          >
+            Clear search
+          </Button>
+        </Stack>
+      ) : (
+        <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
+          <UnstyledButton onClick={() => setWizardOpen(true)} aria-label="Create Assistant">
+            <Card withBorder padding="md" h="100%" style={{ borderStyle: 'dashed' }}>
+              <Stack align="center" justify="center" h="100%" mih={120} gap={4}>
+                <IconPlus />
+                <Text fw={600}>Create Assistant</Text>
+                <Text size="sm" c="dimmed">
+                  Set up a new AI assistant
+                </Text>
+              </Stack>
+            </Card>
+          </UnstyledButton>
+          {shown.map((bot) => (
+            <BotCard
+              key={bot._id}
+              bot={bot}
+              active={bot._id === snap.activeBotId}
+              onOpen={open}
+              onShare={setSharing}
+              onEdit={goTo('/preview')}
+              onSettings={goTo('/bot-settings')}
+              onDelete={setDeleting}
+            />
+          ))}
+        </SimpleGrid>
+      )}
+
+      <CreateBotWizard opened={wizardOpen} onClose={() => setWizardOpen(false)} />
+      <ShareDialog bot={sharing} onClose={() => setSharing(null)} />
+      <Modal opened={deleting !== null} onClose={() => setDeleting(null)} title="Delete Bot">
+        <Text mb="md">Are you sure you want to delete "{deleting ? displayName(deleting) : ''}"?</Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={() => setDeleting(null)}>
+            Cancel
+          </Button>
+          <Button color="red" loading={deleteBusy} onClick={confirmDelete}>
+            Delete Bot
+          </Button>
+        </Group>
+      </Modal>
+    </>
+  );
+}

@@ -1,0 +1,48 @@
+import { useEffect, useState } from 'react';
+import { Alert, Anchor, Divider, Text } from '@mantine/core';
+import { Link, useNavigate } from 'react-router';
+import { AuthLayout } from '@/components/AuthLayout';
+import { OAuthButtons } from '@/features/auth/components/OAuthButtons';
+import { SignupForm } from '@/features/auth/components/SignupForm';
+import { loadBots } from '@/features/bots/stores/bots';
+
+/** The spec's pause between a successful sign-up and the dashboard. */
+export const SIGNUP_REDIRECT_MS = 1000;
+
+export function SignupRoute() {
+  const navigate = useNavigate();
+  const [done, setDone] = useState(false);
+
+  useEffect(() => {
+    if (!done) return;
+    const t = setTimeout(() => navigate('/dashboard', { replace: true }), SIGNUP_REDIRECT_MS);
+    return () => clearTimeout(t);
+  }, [done, navigate]);
+
+  return (
+    <AuthLayout title="Create your account" subtitle="Build your first AI assistant in minutes">
+      {done ? (
+        <Alert color="green" variant="light">
+          Account created. Taking you to your dashboard...
+        </Alert>
+      ) : (
+        <>
+          <OAuthButtons />
+          <Divider label="or with email" labelPosition="center" />
+          <SignupForm
+            onSignedUp={() => {
+              void loadBots();
+              setDone(true);
+            }}
+          />
+        </>
+      )}
+      <Text size="sm" ta="center">
+        Already have an account?{' '}
+        <Anchor component={Link} to="/login">
+          Sign in
+        </Anchor>
+      </Text>
+    </AuthLayout>
+  );
+}

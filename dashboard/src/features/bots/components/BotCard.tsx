@@ -1,0 +1,100 @@
+import { ActionIcon, Box, Card, Group, Menu, Stack, Text, Tooltip } from '@mantine/core';
+import { IconDots, IconEdit, IconSettings, IconShare, IconTrash } from '@tabler/icons-react';
+import type { Bot } from '../api/bots';
+import { displayName } from '../stores/filter';
+import { BotAvatar } from './BotAvatar';
+
+export interface BotCardActions {
+  onOpen: (bot: Bot) => void;
+  onShare: (bot: Bot) => void;
+  onEdit: (bot: Bot) => void;
+  onSettings: (bot: Bot) => void;
+  onDelete: (bot: Bot) => void;
+}
+
+export function BotCard({ bot, active, ...on }: { bot: Bot; active: boolean } & BotCardActions) {
+  const name = displayName(bot);
+  const stop = (fn: (b: Bot) => void) => (e: React.MouseEvent) => {
+    e.stopPropagation();
+    fn(bot);
+  };
+  return (
+    <Card
+      withBorder
+      padding="md"
+      data-testid="bot-card"
+      onClick={() => on.onOpen(bot)}
+      style={{ cursor: 'pointer', borderColor: active ? 'var(--mantine-color-blue-filled)' : undefined }}
+    >
+      <Group justify="space-between" align="flex-start" wrap="nowrap">
+        <Group gap="sm" wrap="nowrap" style={{ minWidth: 0 }}>
+          <Box pos="relative">
+            <BotAvatar name={bot.name} icon={bot.icon} size="lg" radius="md" />
+            {bot.status === 'active' && (
+              <Box
+                aria-label="Active"
+                pos="absolute"
+                bottom={-2}
+                right={-2}
+                w={12}
+                h={12}
+                bg="green"
+                style={{ borderRadius: '50%', border: '2px solid white' }}
+              />
+            )}
+          </Box>
+          <Stack gap={2} style={{ minWidth: 0 }}>
+            <Text fw={600} truncate>
+              {name}
+            </Text>
+            <Text size="sm" c="dimmed" lineClamp={2}>
+              {bot.description?.trim() || 'No description provided.'}
+            </Text>
+          </Stack>
+        </Group>
+        <Menu position="bottom-end" withinPortal>
+          <Menu.Target>
+            <ActionIcon variant="subtle" color="gray" aria-label={`Actions for ${name}`} onClick={(e) => e.stopPropagation()}>
+              <IconDots size={18} />
+            </ActionIcon>
+          </Menu.Target>
+          <Menu.Dropdown onClick={(e) => e.stopPropagation()}>
+            <Menu.Item leftSection={<IconShare size={16} />} onClick={stop(on.onShare)}>
+              Share
+            </Menu.Item>
+            <Menu.Item leftSection={<IconEdit size={16} />} onClick={stop(on.onEdit)}>
+              Edit
+            </Menu.Item>
+            <Menu.Item leftSection={<IconSettings size={16} />} onClick={stop(on.onSettings)}>
+              Settings
+            </Menu.Item>
+            <Menu.Divider />
+            <Menu.Item color="red" leftSection={<IconTrash size={16} />} onClick={stop(on.onDelete)}>
+              Delete Bot
+            </Menu.Item>
+          </Menu.Dropdown>
+        </Menu>
+      </Group>
+      <Group gap="xs" mt="md">
+        <Tooltip label="Share">
+          <ActionIcon variant="light" aria-label="Share" onClick={stop(on.onShare)}>
+            <IconShare size={16} />
+          </ActionIcon>
+        </Tooltip>
+        <Tooltip label="Edit">
+          <ActionIcon variant="light" aria-label="Edit" onClick={stop(on.onEdit)}>
+            <IconEdit size={16} />
+          </ActionIcon>
+        </Tooltip>
+        <Tooltip label="Settings">
+          <ActionIcon variant="light" aria-label="Settings" onClick={stop(on.onSettings)}>
+            <IconSettings size={16} />
+          </ActionIcon>
+        </Tooltip>
+        <Text size="xs" c="dimmed" ml="auto">
+          {bot.status === 'active' ? 'Active' : 'Inactive'}
+        </Text>
+      </Group>
+    </Card>
+  );
+}
