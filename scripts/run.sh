@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 for app in dashboard widget; do
   if [ -f "$app/package.json" ]; then
     echo "==> building $app"
-    (cd "$app" && npm ci --no-audit --no-fund && npm run build)
+    (cd "$app" && npm install --no-audit --no-fund && npm run build)
   fi
 done
 if [ -x scripts/fetch-model.sh ]; then

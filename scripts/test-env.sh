@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Makes this machine ready for the tests: PostgreSQL up (and old test databases dropped),
 # Debian's chromium for the browser tests, npm packages. Idempotent; safe to run every time.
+# npm install (not npm ci): the registry here lacks rollup's builds for other platforms, so the
+# lockfile cannot list them and npm ci would call it out of sync; install keeps the lockfile as is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,7 +26,7 @@ fi
 
 for dir in dashboard widget e2e; do
   if [ -f "$dir/package.json" ]; then
-    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    (cd "$dir" && npm install --no-audit --no-fund --loglevel=error)
   fi
 done
 if [ -x scripts/fetch-model.sh ]; then

@@ -81,6 +81,20 @@ impl From<StoreError> for ApiError {
     }
 }
 
+impl From<parley_engine::chat::EngineError> for ApiError {
+    fn from(e: parley_engine::chat::EngineError) -> Self {
+        use parley_engine::chat::EngineError as E;
+        match e {
+            E::NotFound(what) => ApiError::not_found(what),
+            E::Forbidden(m) => ApiError::forbidden(m),
+            E::Invalid(m) => ApiError::validation(m),
+            E::Refused(m) => ApiError::conflict(m),
+            E::Store(s) => s.into(),
+            E::Gone => ApiError::unavailable("Please try again"),
+        }
+    }
+}
+
 /// Turns actix's own extractor failures (bad JSON, oversize bodies, bad query strings) into
 /// the API's shape, so a client sees one kind of error everywhere.
 pub fn json_config(limit: usize) -> actix_web::web::JsonConfig {

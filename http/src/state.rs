@@ -10,6 +10,7 @@ use crate::auth::TokenKeys;
 
 pub struct AppState {
     pub store: Store,
+    pub engine: parley_engine::chat::Engine,
     pub settings: Settings,
     pub tokens: TokenKeys,
     pub oauth_flows: PendingFlows,

@@ -1,6 +1,6 @@
 //! The two built web apps and public uploads, served from disk: the dashboard (every unknown
 //! route falls back to its index.html, the router decides), and the widget (`/widget.js`,
-//! the visitor chat at `/chat` and `/chatbot`, its assets under `/widget/`).
+//! the visitor chat at `/chat` and `/chatbot`, its assets under `/widget-assets/`).
 
 use std::path::{Path, PathBuf};
 
@@ -20,8 +20,8 @@ pub fn configure(cfg: &mut web::ServiceConfig, state: &AppState) {
     cfg.route("/widget.js", web::get().to(widget_script))
         .route("/chat", web::get().to(chat_page))
         .route("/chatbot", web::get().to(chat_page));
-    if widget_dir.is_dir() {
-        cfg.service(Files::new("/widget", widget_dir));
+    if widget_dir.join("widget-assets").is_dir() {
+        cfg.service(Files::new("/widget-assets", widget_dir.join("widget-assets")));
     }
     if dashboard_dir.join("assets").is_dir() {
         cfg.service(Files::new("/assets", dashboard_dir.join("assets")));

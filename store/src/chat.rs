@@ -257,7 +257,7 @@ impl Store {
     /// Marks the session as waiting for a human, with the contact details given.
     pub async fn request_support(&self, session_id: &str, info: &CustomerInfo) -> StoreResult<ChatSession> {
         let now = time::now();
-        let info = info.clone();
+        self.request_contact(session_id, info).await?;
         db_tx!(self, |conn| async move {
             let n = diesel::update(chat_sessions::table.find(session_id))
                 .set((
@@ -274,20 +274,30 @@ impl Store {
             if n == 0 {
                 return Err(StoreError::NotFound);
             }
-            // Contact details only fill in what is given; an empty form keeps earlier ones.
-            if let Some(v) = info.name.filter(|v| !v.is_empty()) {
-                diesel::update(chat_sessions::table.find(session_id)).set(chat_sessions::customer_name.eq(v)).execute(conn).await?;
-            }
-            if let Some(v) = info.email.filter(|v| !v.is_empty()) {
-                diesel::update(chat_sessions::table.find(session_id)).set(chat_sessions::customer_email.eq(v)).execute(conn).await?;
-            }
-            if let Some(v) = info.phone.filter(|v| !v.is_empty()) {
-                diesel::update(chat_sessions::table.find(session_id)).set(chat_sessions::customer_phone.eq(v)).execute(conn).await?;
-            }
-            if let Some(v) = info.company.filter(|v| !v.is_empty()) {
-                diesel::update(chat_sessions::table.find(session_id)).set(chat_sessions::customer_company.eq(v)).execute(conn).await?;
-            }
             Ok(chat_sessions::table.find(session_id).first::<ChatSession>(conn).await?)
+        })
+    }
+
+    /// Records the visitor's contact details on the session; only the fields given are changed,
+    /// so an empty form keeps what was given earlier.
+    pub async fn request_contact(&self, session_id: &str, info: &CustomerInfo) -> StoreResult<()> {
+        let keep = |v: &Option<String>| v.as_ref().map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+        let (name, email, phone, company) = (keep(&info.name), keep(&info.email), keep(&info.phone), keep(&info.company));
+        db_tx!(self, |conn| async move {
+            let target = || chat_sessions::table.find(session_id);
+            if let Some(v) = name {
+                diesel::update(target()).set(chat_sessions::customer_name.eq(v)).execute(conn).await?;
+            }
+            if let Some(v) = email {
+                diesel::update(target()).set(chat_sessions::customer_email.eq(v)).execute(conn).await?;
+            }
+            if let Some(v) = phone {
+                diesel::update(target()).set(chat_sessions::customer_phone.eq(v)).execute(conn).await?;
+            }
+            if let Some(v) = company {
+                diesel::update(target()).set(chat_sessions::customer_company.eq(v)).execute(conn).await?;
+            }
+            Ok(())
         })
     }
 

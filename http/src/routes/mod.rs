@@ -2,6 +2,7 @@
 
 mod auth;
 mod bots;
+mod chat;
 mod health;
 mod invitations;
 mod me;
@@ -15,6 +16,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .configure(auth::configure)
             .configure(me::configure)
             .configure(bots::configure)
+            .configure(chat::configure)
             .configure(invitations::configure)
             .default_service(web::to(not_found)),
     );

@@ -1,0 +1,501 @@
+//! `Engine`: what the transports (REST and Socket.IO) call. It checks who is asking and what
+//! their role on the bot allows, enforces the bot's limits, and hands typed messages to the
+//! actors. It knows connections only as an id, an identity and a `Recipient<Push>`.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use actix::prelude::*;
+use parley_store::bots::WidgetConfig;
+use parley_store::chat::{CustomerInfo, NewMessage, Role as MessageRole, SessionFilter};
+use parley_store::models::Bot;
+use parley_store::{Role, Store, StoreError};
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use super::bot::{self, AgentOffline, AgentOnline, AgentStatus, ListAgents, OnlineAgent, Take, TakeOutcome};
+use super::brain::Brain;
+use super::events::{session_view, Push, ServerEvent};
+use super::registry::Registry;
+use super::session::{AgentSays, Join, Leave, Member, Reload, RequestSupport, Resolve, Tell, Typing, VisitorSays};
+
+pub type ConnId = u64;
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    /// The caller may not do this (role, or a visitor outside their session).
+    #[error("{0}")]
+    Forbidden(String),
+    /// The input breaks a rule; the message says which, in the spec's words.
+    #[error("{0}")]
+    Invalid(String),
+    /// Not possible in the session's current state.
+    #[error("{0}")]
+    Refused(String),
+    #[error("store: {0}")]
+    Store(StoreError),
+    #[error("the session stopped before answering")]
+    Gone,
+}
+
+impl From<StoreError> for EngineError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::NotFound => EngineError::NotFound("Session"),
+            other => EngineError::Store(other),
+        }
+    }
+}
+
+/// Who a live connection is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Who {
+    /// A website visitor, bound by their visitor token to one session of one bot.
+    Visitor { session_id: String, bot_id: String },
+    /// A signed-in team member.
+    Member { user_id: String, name: String },
+}
+
+#[derive(Clone)]
+pub struct Connection {
+    pub id: ConnId,
+    pub who: Who,
+    pub sink: Recipient<Push>,
+}
+
+#[derive(Debug, Clone)]
+pub struct EngineSettings {
+    /// Longest a reply may take before the visitor gets the error bubble.
+    pub reply_timeout: Duration,
+    /// Arbiters (threads) the session actors are spread over; 0 = the caller's.
+    pub arbiters: usize,
+}
+
+impl Default for EngineSettings {
+    fn default() -> Self {
+        EngineSettings { reply_timeout: Duration::from_secs(60), arbiters: 2 }
+    }
+}
+
+/// A visitor's message, from the chat call or the live channel.
+#[derive(Debug, Clone, Default)]
+pub struct VisitorMessage {
+    pub bot_id: String,
+    /// `None` starts a new session.
+    pub session_id: Option<String>,
+    pub text: String,
+    pub lead: Option<CustomerInfo>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnOutcome {
+    pub session_id: String,
+    pub user_message: Value,
+    /// The bot's reply; `None` when an agent has the conversation.
+    pub reply: Option<Value>,
+    pub agent_connected: bool,
+    pub offer_handoff: bool,
+}
+
+#[derive(Default)]
+struct ConnState {
+    sessions: HashSet<String>,
+    bots: HashSet<String>,
+}
+
+#[derive(Clone)]
+pub struct Engine {
+    store: Store,
+    registry: Registry,
+    conns: Arc<Mutex<HashMap<ConnId, ConnState>>>,
+    _arbiters: Arc<Vec<Arbiter>>,
+}
+
+/// The longest title a session takes from its first message.
+const TITLE_CHARS: usize = 50;
+
+fn title_from(text: &str) -> String {
+    let first_line = text.lines().next().unwrap_or_default().trim();
+    let mut title: String = first_line.chars().take(TITLE_CHARS).collect();
+    if first_line.chars().count() > TITLE_CHARS {
+        title.push('…');
+    }
+    title
+}
+
+async fn answer<T>(rx: oneshot::Receiver<Result<T, EngineError>>) -> Result<T, EngineError> {
+    rx.await.unwrap_or(Err(EngineError::Gone))
+}
+
+impl Engine {
+    /// Must be called inside an actix system (the server's, or a test's).
+    pub fn new(store: Store, brain: Arc<dyn Brain>, settings: EngineSettings) -> Engine {
+        let arbiters: Vec<Arbiter> = (0..settings.arbiters).map(|_| Arbiter::new()).collect();
+        let handles = arbiters.iter().map(Arbiter::handle).collect();
+        Engine {
+            registry: Registry::new(store.clone(), brain, handles, settings.reply_timeout),
+            store,
+            conns: Arc::new(Mutex::new(HashMap::new())),
+            _arbiters: Arc::new(arbiters),
+        }
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    fn conns(&self) -> std::sync::MutexGuard<'_, HashMap<ConnId, ConnState>> {
+        self.conns.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The member's role on the bot, or NotFound when they have none (existence does not leak).
+    pub async fn role_on(&self, user_id: &str, bot_id: &str) -> Result<(Bot, Role), EngineError> {
+        self.store.bot_for_user(bot_id, user_id).await?.ok_or(EngineError::NotFound("Bot"))
+    }
+
+    /// The session, if this connection may act in it: a visitor only in their own session, a
+    /// member in any session of a bot they have a role on.
+    async fn session_for(&self, who: &Who, session_id: &str) -> Result<(parley_store::models::ChatSession, Option<Role>), EngineError> {
+        let session = self.store.session(session_id).await?.ok_or(EngineError::NotFound("Session"))?;
+        match who {
+            Who::Visitor { session_id: own, .. } if own == session_id => Ok((session, None)),
+            Who::Visitor { .. } => Err(EngineError::NotFound("Session")),
+            Who::Member { user_id, .. } => {
+                let (_, role) = self.role_on(user_id, &session.bot_id).await.map_err(|_| EngineError::NotFound("Session"))?;
+                Ok((session, Some(role)))
+            }
+        }
+    }
+
+    fn support_role(role: Option<Role>) -> Result<(), EngineError> {
+        match role {
+            Some(r) if r.can_handle_support() => Ok(()),
+            _ => Err(EngineError::Forbidden("Your role does not allow handling support sessions".into())),
+        }
+    }
+
+    /// A visitor's message: checks the bot and its limits, starts a session if needed, and
+    /// waits for the turn (the bot's reply, or at once if an agent has the conversation).
+    pub async fn visitor_message(&self, msg: VisitorMessage) -> Result<TurnOutcome, EngineError> {
+        let bot = self.store.bot_by_id(&msg.bot_id).await?.ok_or(EngineError::NotFound("Bot"))?;
+        if bot.status != "active" {
+            return Err(EngineError::Refused("This assistant is offline right now".into()));
+        }
+        let text = msg.text.trim().to_string();
+        if text.is_empty() {
+            return Err(EngineError::Invalid("Message cannot be empty".into()));
+        }
+        let widget = WidgetConfig::from_json(&bot.widget);
+        let settings = self.store.bot_settings(&bot.id).await?;
+        let limit = usize::try_from(settings.max_chat_text_size.min(i32::try_from(widget.max_message_length).unwrap_or(i32::MAX))).unwrap_or(500);
+        let length = text.chars().count();
+        if length > limit {
+            return Err(EngineError::Invalid(format!("Message is too long ({length} characters; the limit is {limit})")));
+        }
+        let session_id = match &msg.session_id {
+            Some(id) => {
+                let session = self.store.session(id).await?.ok_or(EngineError::NotFound("Session"))?;
+                if session.bot_id != bot.id {
+                    return Err(EngineError::NotFound("Session"));
+                }
+                id.clone()
+            }
+            None => {
+                let allowance = self.store.allowance(&bot.owner_id).await?;
+                let limit = allowance.plan.conversations_limit;
+                if limit < parley_store::billing::UNLIMITED && allowance.conversations_used >= limit {
+                    return Err(EngineError::Refused("This assistant has reached its conversation limit for this month".into()));
+                }
+                let session = self.store.create_session(&bot.id, &title_from(&text)).await?;
+                self.store.count_conversation(&bot.owner_id).await?;
+                session.id
+            }
+        };
+        if let Some(lead) = msg.lead.as_ref().filter(|l| l.name.is_some() || l.email.is_some() || l.phone.is_some()) {
+            self.store.request_contact(&session_id, lead).await?;
+        }
+        self.store.touch_bot(&bot.id).await?;
+        for _ in 0..2 {
+            let addr = self.registry.session(&session_id).await?;
+            let (tx, rx) = oneshot::channel();
+            if addr.try_send(VisitorSays { text: text.clone(), reply: tx }).is_err() {
+                // The actor retired between lookup and send; the next lookup starts a new one.
+                self.registry.retire_if_dead(&session_id);
+                continue;
+            }
+            return answer(rx).await;
+        }
+        Err(EngineError::Gone)
+    }
+
+    /// Registers a live connection; call `disconnect` when it goes.
+    pub fn connect(&self, conn: &Connection) {
+        self.conns().entry(conn.id).or_default();
+    }
+
+    pub fn disconnect(&self, conn_id: ConnId) {
+        let Some(state) = self.conns().remove(&conn_id) else { return };
+        for session in state.sessions {
+            if let Some(addr) = self.registry.running_session(&session) {
+                addr.do_send(Leave(conn_id));
+            }
+        }
+        for bot in state.bots {
+            self.registry.bot(&bot).do_send(AgentOffline(conn_id));
+        }
+    }
+
+    /// `join-session`: follow a session live.
+    pub async fn join_session(&self, conn: &Connection, session_id: &str) -> Result<(), EngineError> {
+        let (_, _) = self.session_for(&conn.who, session_id).await?;
+        let user_id = match &conn.who {
+            Who::Visitor { .. } => None,
+            Who::Member { user_id, .. } => Some(user_id.clone()),
+        };
+        let addr = self.registry.session(session_id).await?;
+        addr.do_send(Join { conn: conn.id, member: Member { sink: conn.sink.clone(), user_id } });
+        self.conns().entry(conn.id).or_default().sessions.insert(session_id.to_string());
+        Ok(())
+    }
+
+    /// `join-as-agent`: be told of the bot's support requests and session changes. Any member
+    /// may watch; taking and answering need a support role. Returns the current queue.
+    pub async fn join_as_agent(&self, conn: &Connection, bot_id: &str) -> Result<Vec<Value>, EngineError> {
+        let Who::Member { user_id, name } = &conn.who else {
+            return Err(EngineError::Forbidden("Sign in as a team member to join as an agent".into()));
+        };
+        let (_, role) = self.role_on(user_id, bot_id).await?;
+        let agent = OnlineAgent { user_id: user_id.clone(), name: name.clone(), status: "online".into(), can_take: role.can_handle_support(), sink: conn.sink.clone() };
+        self.registry.bot(bot_id).do_send(AgentOnline { conn: conn.id, agent });
+        self.conns().entry(conn.id).or_default().bots.insert(bot_id.to_string());
+        let queue = bot::support_queue(&self.store, bot_id).await?;
+        conn.sink.do_send(Push(ServerEvent::ActiveSupportSessions { sessions: queue.clone() }));
+        Ok(queue)
+    }
+
+    /// `update-agent-status` on every bot this connection joined.
+    pub fn set_agent_status(&self, conn: &Connection, status: &str) -> Result<(), EngineError> {
+        if !matches!(status, "online" | "away" | "busy" | "offline") {
+            return Err(EngineError::Invalid("Status must be online, away, busy or offline".into()));
+        }
+        let bots: Vec<String> = self.conns().get(&conn.id).map(|s| s.bots.iter().cloned().collect()).unwrap_or_default();
+        for bot in bots {
+            self.registry.bot(&bot).do_send(AgentStatus { conn: conn.id, status: status.to_string() });
+        }
+        Ok(())
+    }
+
+    /// `request-human-support`: by the visitor of the session (or a member on their behalf).
+    pub async fn request_support(&self, who: &Who, session_id: &str, message: &str, info: CustomerInfo) -> Result<Value, EngineError> {
+        let (session, _) = self.session_for(who, session_id).await?;
+        let bot = self.store.bot_by_id(&session.bot_id).await?.ok_or(EngineError::NotFound("Bot"))?;
+        let widget = WidgetConfig::from_json(&bot.widget);
+        if !widget.enable_handover {
+            return Err(EngineError::Refused("Human support is not available for this assistant".into()));
+        }
+        if info.name.is_some() || info.email.is_some() || info.phone.is_some() {
+            self.store.request_contact(session_id, &info).await?;
+        }
+        let addr = self.registry.session(session_id).await?;
+        let (tx, rx) = oneshot::channel();
+        addr.do_send(RequestSupport { message: message.to_string(), info, handover_message: widget.handover_message, reply: tx });
+        answer(rx).await
+    }
+
+    /// `take-session`: exactly one of any number of racing agents wins.
+    pub async fn take_session(&self, who: &Who, session_id: &str) -> Result<TakeOutcome, EngineError> {
+        let Who::Member { user_id, name } = who else {
+            return Err(EngineError::Forbidden("Sign in as a team member to take sessions".into()));
+        };
+        let (session, role) = self.session_for(who, session_id).await?;
+        Self::support_role(role)?;
+        let (tx, rx) = oneshot::channel();
+        self.registry.bot(&session.bot_id).do_send(Take {
+            session_id: session_id.to_string(),
+            agent_id: user_id.clone(),
+            agent_name: name.clone(),
+            reply: tx,
+        });
+        answer(rx).await
+    }
+
+    /// `send-message` from a member: saved, then shown to the session.
+    pub async fn agent_message(&self, who: &Who, session_id: &str, text: &str) -> Result<Value, EngineError> {
+        let Who::Member { user_id, name } = who else {
+            return Err(EngineError::Forbidden("Visitors send messages through the chat".into()));
+        };
+        let (session, role) = self.session_for(who, session_id).await?;
+        Self::support_role(role)?;
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(EngineError::Invalid("Message cannot be empty".into()));
+        }
+        if text.chars().count() > 10_000 {
+            return Err(EngineError::Invalid("Message is too long".into()));
+        }
+        let _ = session;
+        let message = NewMessage {
+            role: MessageRole::Agent,
+            content: text.to_string(),
+            sender_name: Some(name.clone()),
+            agent_id: Some(user_id.clone()),
+            is_error: false,
+            sources: Vec::new(),
+        };
+        let addr = self.registry.session(session_id).await?;
+        let (tx, rx) = oneshot::channel();
+        addr.do_send(AgentSays { message, reply: tx });
+        answer(rx).await
+    }
+
+    /// Typing indicators, both ways.
+    pub async fn typing(&self, who: &Who, session_id: &str, is_typing: bool) -> Result<(), EngineError> {
+        let (_, role) = self.session_for(who, session_id).await?;
+        let from_visitor = matches!(who, Who::Visitor { .. });
+        if !from_visitor {
+            Self::support_role(role)?;
+        }
+        if let Some(addr) = self.registry.running_session(session_id) {
+            addr.do_send(Typing { from_visitor, is_typing });
+        }
+        Ok(())
+    }
+
+    /// `resolve-session` (and the REST resolve): rating 1–5, optional feedback.
+    pub async fn resolve(&self, who: &Who, session_id: &str, rating: Option<i32>, feedback: Option<String>) -> Result<Value, EngineError> {
+        let Who::Member { name, .. } = who else {
+            return Err(EngineError::Forbidden("Only agents resolve sessions".into()));
+        };
+        let (_, role) = self.session_for(who, session_id).await?;
+        Self::support_role(role)?;
+        if let Some(r) = rating {
+            if !(1..=5).contains(&r) {
+                return Err(EngineError::Invalid("Rating must be between 1 and 5".into()));
+            }
+        }
+        let feedback = feedback.map(|f| f.trim().to_string()).filter(|f| !f.is_empty());
+        if feedback.as_ref().is_some_and(|f| f.chars().count() > 2000) {
+            return Err(EngineError::Invalid("Feedback must be at most 2000 characters".into()));
+        }
+        let addr = self.registry.session(session_id).await?;
+        let (tx, rx) = oneshot::channel();
+        addr.do_send(Resolve { resolved_by: name.clone(), rating, feedback, reply: tx });
+        answer(rx).await
+    }
+
+    /// `transfer-session`: the agent who has it hands it to another online agent of the bot.
+    pub async fn transfer(&self, who: &Who, session_id: &str, target_agent_id: &str, reason: &str) -> Result<Value, EngineError> {
+        let Who::Member { user_id, name } = who else {
+            return Err(EngineError::Forbidden("Only agents transfer sessions".into()));
+        };
+        let (session, role) = self.session_for(who, session_id).await?;
+        Self::support_role(role)?;
+        let agents = self.registry.bot(&session.bot_id).send(ListAgents).await.map_err(|_| EngineError::Gone)?;
+        let Some((_, target_name, _)) = agents.into_iter().find(|(id, _, _)| id == target_agent_id) else {
+            return Err(EngineError::Refused("That agent is not online for this assistant".into()));
+        };
+        if !self.store.transfer_session(session_id, user_id, target_agent_id, &target_name).await? {
+            return Err(EngineError::Refused("Only the agent handling a session can transfer it".into()));
+        }
+        let updated = self.store.session(session_id).await?.ok_or(EngineError::NotFound("Session"))?;
+        let view = session_view(&updated);
+        let bot = self.registry.bot(&session.bot_id);
+        bot.do_send(bot::ToAgents(ServerEvent::SessionTaken { session_id: session_id.to_string(), agent_id: target_agent_id.to_string(), agent_name: target_name.clone() }));
+        bot.do_send(bot::ToAgents(ServerEvent::SessionAssigned { session_id: session_id.to_string(), session: view.clone() }));
+        let note = if reason.trim().is_empty() {
+            format!("{name} transferred the conversation to {target_name}")
+        } else {
+            format!("{name} transferred the conversation to {target_name}: {}", reason.trim())
+        };
+        let addr = self.registry.session(session_id).await?;
+        addr.do_send(super::session::AgentAssigned { agent_id: target_agent_id.to_string(), agent_name: target_name, note });
+        Ok(view)
+    }
+
+    /// Sessions of a bot for a member with a role on it.
+    pub async fn sessions(&self, user_id: &str, bot_id: &str, filter: SessionFilter, offset: i64, limit: i64) -> Result<(Vec<Value>, i64), EngineError> {
+        self.role_on(user_id, bot_id).await?;
+        let agent = (filter == SessionFilter::AssignedTo).then_some(user_id);
+        let (sessions, total) = self.store.sessions_of_bot(bot_id, filter, agent, offset, limit).await?;
+        Ok((sessions.iter().map(session_view).collect(), total))
+    }
+
+    /// Status or priority changed from the dashboard: saved, then the session's members and the
+    /// bot's agents hear it.
+    pub async fn set_status(&self, user_id: &str, session_id: &str, status: Option<&str>, priority: Option<&str>) -> Result<Value, EngineError> {
+        let who = Who::Member { user_id: user_id.to_string(), name: String::new() };
+        let (session, role) = self.session_for(&who, session_id).await?;
+        Self::support_role(role)?;
+        if let Some(s) = status {
+            if !matches!(s, "active" | "pending" | "resolved") {
+                return Err(EngineError::Invalid("Status must be active, pending or resolved".into()));
+            }
+        }
+        if let Some(p) = priority {
+            if !matches!(p, "low" | "medium" | "high" | "urgent") {
+                return Err(EngineError::Invalid("Priority must be low, medium, high or urgent".into()));
+            }
+        }
+        let updated = self.store.set_session_status(session_id, status, priority).await?;
+        let view = session_view(&updated);
+        if let Some(addr) = self.registry.running_session(session_id) {
+            addr.do_send(Reload(updated));
+        }
+        self.registry.bot(&session.bot_id).do_send(bot::ToAgents(ServerEvent::SessionUpdated { session_id: session_id.to_string(), session: view.clone() }));
+        Ok(view)
+    }
+
+    pub async fn delete_session(&self, user_id: &str, session_id: &str) -> Result<(), EngineError> {
+        let who = Who::Member { user_id: user_id.to_string(), name: String::new() };
+        let (session, role) = self.session_for(&who, session_id).await?;
+        Self::support_role(role)?;
+        self.store.delete_session(session_id).await?;
+        let event = ServerEvent::SessionDeleted { session_id: session_id.to_string() };
+        if let Some(addr) = self.registry.running_session(session_id) {
+            addr.do_send(Tell(event.clone()));
+        }
+        self.registry.bot(&session.bot_id).do_send(bot::ToAgents(event));
+        Ok(())
+    }
+
+    /// Inline edit of a bot message (editors and support roles); empty text is refused.
+    pub async fn edit_message(&self, user_id: &str, session_id: &str, message_id: &str, content: &str) -> Result<Value, EngineError> {
+        let who = Who::Member { user_id: user_id.to_string(), name: String::new() };
+        let (_, role) = self.session_for(&who, session_id).await?;
+        if !role.is_some_and(|r| r.can_edit_bot() || r.can_handle_support()) {
+            return Err(EngineError::Forbidden("Your role does not allow editing messages".into()));
+        }
+        let content = content.trim();
+        if content.is_empty() {
+            return Err(EngineError::Invalid("Message cannot be empty".into()));
+        }
+        let message = self.store.message(message_id).await?.filter(|m| m.session_id == session_id).ok_or(EngineError::NotFound("Message"))?;
+        if message.role != "bot" {
+            return Err(EngineError::Refused("Only bot messages can be edited".into()));
+        }
+        let edited = self.store.edit_message(message_id, content).await?;
+        let view = super::events::message_view(&edited);
+        if let Some(addr) = self.registry.running_session(session_id) {
+            addr.do_send(Tell(ServerEvent::MessageUpdated { session_id: session_id.to_string(), message: view.clone() }));
+        }
+        Ok(view)
+    }
+
+    /// A session with its messages, for a member or the session's own visitor.
+    pub async fn session_with_messages(&self, who: &Who, session_id: &str, limit: i64) -> Result<Value, EngineError> {
+        let (session, _) = self.session_for(who, session_id).await?;
+        let messages = self.store.messages(session_id, 0, limit).await?;
+        let mut view = session_view(&session);
+        if let Value::Object(map) = &mut view {
+            map.insert("messages".into(), Value::Array(messages.iter().map(super::events::message_view).collect()));
+        }
+        Ok(view)
+    }
+
+    pub fn live_sessions(&self) -> usize {
+        self.registry.live_sessions()
+    }
+}

@@ -1,0 +1,17 @@
+//! Live chat: an actor per session (its state machine and turn queue), an actor per bot (its
+//! online agents and the take decisions), a registry that starts and forgets them, and the
+//! `Engine` handle the transports call.
+
+pub mod bot;
+pub mod brain;
+pub mod engine;
+pub mod events;
+pub mod registry;
+pub mod session;
+
+pub use brain::{BotReply, Brain, BrainError, ReplyRequest};
+pub use engine::{ConnId, Connection, Engine, EngineError, EngineSettings, TurnOutcome, VisitorMessage, Who};
+pub use events::{Push, ServerEvent};
+
+/// The bubble a visitor sees when a reply could not be made (spec 2 §8).
+pub const ERROR_REPLY: &str = "Sorry, I encountered an error processing your request.";

@@ -1,0 +1,143 @@
+//! The registry: which session and bot actors are alive, starting them on demand (a session
+//! reloads from the store) and forgetting them when they retire. Session actors are spread over
+//! a few arbiters so one busy thread does not hold every conversation.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use actix::prelude::*;
+use parley_store::Store;
+
+use super::bot::BotActor;
+use super::brain::Brain;
+use super::engine::EngineError;
+use super::session::SessionActor;
+
+struct Inner {
+    sessions: HashMap<String, (u64, Addr<SessionActor>)>,
+    bots: HashMap<String, (u64, Addr<BotActor>)>,
+}
+
+#[derive(Clone)]
+pub struct Registry {
+    inner: Arc<Mutex<Inner>>,
+    store: Store,
+    brain: Arc<dyn Brain>,
+    arbiters: Arc<Vec<ArbiterHandle>>,
+    next_arbiter: Arc<AtomicUsize>,
+    next_instance: Arc<AtomicU64>,
+    reply_timeout: Duration,
+}
+
+impl Registry {
+    pub fn new(store: Store, brain: Arc<dyn Brain>, arbiters: Vec<ArbiterHandle>, reply_timeout: Duration) -> Registry {
+        Registry {
+            inner: Arc::new(Mutex::new(Inner { sessions: HashMap::new(), bots: HashMap::new() })),
+            store,
+            brain,
+            arbiters: Arc::new(arbiters),
+            next_arbiter: Arc::new(AtomicUsize::new(0)),
+            next_instance: Arc::new(AtomicU64::new(1)),
+            reply_timeout,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        // A panic while holding this lock cannot leave the maps half-updated (every change is
+        // one insert or remove), so a poisoned lock is still sound to use.
+        self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn arbiter(&self) -> Option<ArbiterHandle> {
+        if self.arbiters.is_empty() {
+            return None;
+        }
+        let i = self.next_arbiter.fetch_add(1, Ordering::Relaxed) % self.arbiters.len();
+        self.arbiters.get(i).cloned()
+    }
+
+    /// The live actor of a session, started from the store if it is not running.
+    pub async fn session(&self, id: &str) -> Result<Addr<SessionActor>, EngineError> {
+        if let Some((_, addr)) = self.lock().sessions.get(id) {
+            if addr.connected() {
+                return Ok(addr.clone());
+            }
+        }
+        let row = self.store.session(id).await?.ok_or(EngineError::NotFound("Session"))?;
+        let mut inner = self.lock();
+        if let Some((_, addr)) = inner.sessions.get(id) {
+            if addr.connected() {
+                return Ok(addr.clone());
+            }
+        }
+        let instance = self.next_instance.fetch_add(1, Ordering::Relaxed);
+        let (store, brain, registry, timeout) = (self.store.clone(), self.brain.clone(), self.clone(), self.reply_timeout);
+        let make = move |_: &mut Context<SessionActor>| SessionActor::new(&row, instance, store, brain, registry, timeout);
+        let addr = match self.arbiter() {
+            Some(arbiter) => SessionActor::start_in_arbiter(&arbiter, make),
+            None => SessionActor::create(make),
+        };
+        inner.sessions.insert(id.to_string(), (instance, addr.clone()));
+        Ok(addr)
+    }
+
+    /// The session's actor if it is running (no store round trip).
+    pub fn running_session(&self, id: &str) -> Option<Addr<SessionActor>> {
+        self.lock().sessions.get(id).map(|(_, a)| a.clone())
+    }
+
+    pub fn bot(&self, bot_id: &str) -> Addr<BotActor> {
+        let mut inner = self.lock();
+        if let Some((_, addr)) = inner.bots.get(bot_id) {
+            if addr.connected() {
+                return addr.clone();
+            }
+        }
+        let instance = self.next_instance.fetch_add(1, Ordering::Relaxed);
+        let (store, registry, id) = (self.store.clone(), self.clone(), bot_id.to_string());
+        let make = move |_: &mut Context<BotActor>| BotActor::new(&id, instance, store, registry);
+        let addr = match self.arbiter() {
+            Some(arbiter) => BotActor::start_in_arbiter(&arbiter, make),
+            None => BotActor::create(make),
+        };
+        inner.bots.insert(bot_id.to_string(), (instance, addr.clone()));
+        addr
+    }
+
+    /// Forgets a session actor if `instance` is still the registered one; true if it was.
+    pub fn retire_session(&self, id: &str, instance: u64) -> bool {
+        let mut inner = self.lock();
+        match inner.sessions.get(id) {
+            Some((i, _)) if *i == instance => {
+                inner.sessions.remove(id);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    pub fn retire_bot(&self, id: &str, instance: u64) -> bool {
+        let mut inner = self.lock();
+        match inner.bots.get(id) {
+            Some((i, _)) if *i == instance => {
+                inner.bots.remove(id);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Forgets a session actor whose mailbox is closed.
+    pub fn retire_if_dead(&self, id: &str) {
+        let mut inner = self.lock();
+        if inner.sessions.get(id).is_some_and(|(_, a)| !a.connected()) {
+            inner.sessions.remove(id);
+        }
+    }
+
+    pub fn live_sessions(&self) -> usize {
+        self.lock().sessions.len()
+    }
+}

@@ -1,0 +1,508 @@
+//! `SessionActor`: one per live chat session. It owns the session's mode
+//! (`Bot → WaitingForAgent → WithAgent → Resolved`, and back to the bot for the visitor), its
+//! live members, and the queue of AI turns, so one session never runs two turns at once.
+//! Every message is saved before it is shown to anyone; saves run in `ctx.wait`, so the
+//! session's order is the order of its mailbox. The AI call runs in `ctx.spawn`, so typing,
+//! joins and agent messages are handled while it thinks.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use actix::prelude::*;
+use parley_store::chat::{NewMessage, Role};
+use parley_store::models::{ChatMessage, ChatSession};
+use parley_store::Store;
+use tokio::sync::oneshot;
+
+use super::brain::{Brain, ReplyRequest};
+use super::engine::{ConnId, EngineError, TurnOutcome};
+use super::events::{message_view, session_view, Push, ServerEvent};
+use super::registry::Registry;
+use super::ERROR_REPLY;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    Bot,
+    WaitingForAgent,
+    WithAgent { agent_id: String, agent_name: String },
+    Resolved,
+}
+
+impl Mode {
+    pub fn of(session: &ChatSession) -> Mode {
+        if session.status == "resolved" {
+            Mode::Resolved
+        } else if let Some(agent_id) = &session.assigned_agent_id {
+            Mode::WithAgent { agent_id: agent_id.clone(), agent_name: session.assigned_agent_name.clone().unwrap_or_default() }
+        } else if session.needs_human_support {
+            Mode::WaitingForAgent
+        } else {
+            Mode::Bot
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct Member {
+    pub sink: Recipient<Push>,
+    /// `None` for the visitor; the user id for an agent or team member.
+    pub user_id: Option<String>,
+}
+
+struct PendingTurn {
+    question: String,
+    user_message: ChatMessage,
+    reply: oneshot::Sender<Result<TurnOutcome, EngineError>>,
+}
+
+pub struct SessionActor {
+    pub(crate) id: String,
+    bot_id: String,
+    instance: u64,
+    store: Store,
+    brain: Arc<dyn Brain>,
+    registry: Registry,
+    mode: Mode,
+    members: HashMap<ConnId, Member>,
+    turns: VecDeque<PendingTurn>,
+    busy: bool,
+    last_activity: Instant,
+    reply_timeout: Duration,
+    history_limit: i64,
+}
+
+const IDLE_CHECK: Duration = Duration::from_secs(30);
+const IDLE_AFTER: Duration = Duration::from_secs(300);
+
+impl SessionActor {
+    pub fn new(session: &ChatSession, instance: u64, store: Store, brain: Arc<dyn Brain>, registry: Registry, reply_timeout: Duration) -> Self {
+        SessionActor {
+            id: session.id.clone(),
+            bot_id: session.bot_id.clone(),
+            instance,
+            store,
+            brain,
+            registry,
+            mode: Mode::of(session),
+            members: HashMap::new(),
+            turns: VecDeque::new(),
+            busy: false,
+            last_activity: Instant::now(),
+            reply_timeout,
+            history_limit: 100,
+        }
+    }
+
+    fn broadcast(&self, event: ServerEvent) {
+        for member in self.members.values() {
+            member.sink.do_send(Push(event.clone()));
+        }
+    }
+
+    fn to_visitors(&self, event: ServerEvent) {
+        for member in self.members.values().filter(|m| m.user_id.is_none()) {
+            member.sink.do_send(Push(event.clone()));
+        }
+    }
+
+    /// Tells every online agent of the bot (their dashboards list and preview sessions).
+    fn to_bot_agents(&self, event: ServerEvent) {
+        self.registry.bot(&self.bot_id).do_send(super::bot::ToAgents(event));
+    }
+
+    fn run_next_turn(&mut self, ctx: &mut Context<Self>) {
+        if self.busy {
+            return;
+        }
+        let Some(turn) = self.turns.pop_front() else { return };
+        if matches!(self.mode, Mode::WithAgent { .. }) {
+            // An agent took over while this turn waited: the agent answers, not the AI.
+            let _ = turn.reply.send(Ok(TurnOutcome { session_id: self.id.clone(), user_message: message_view(&turn.user_message), reply: None, agent_connected: true, offer_handoff: false }));
+            return self.run_next_turn(ctx);
+        }
+        self.busy = true;
+        let store = self.store.clone();
+        let brain = self.brain.clone();
+        let id = self.id.clone();
+        let bot_id = self.bot_id.clone();
+        let limit = self.history_limit;
+        let timeout = self.reply_timeout;
+        let me = ctx.address();
+        let question = turn.question.clone();
+        let before_seq = turn.user_message.seq;
+        let think = async move {
+            let bot = store.bot_by_id(&bot_id).await.map_err(|e| e.to_string())?.ok_or("bot is gone")?;
+            let mut history = store.messages(&id, 0, limit + 1).await.map_err(|e| e.to_string())?;
+            history.retain(|m| m.seq < before_seq);
+            let session_id = id.clone();
+            let deltas = Box::new(move |delta: String| me.do_send(Delta { message_id: format!("pending-{before_seq}"), delta, session_id: session_id.clone() }));
+            let request = ReplyRequest { bot, session_id: id, question, history, deltas };
+            match tokio::time::timeout(timeout, brain.reply(request)).await {
+                Ok(Ok(reply)) => Ok(reply),
+                Ok(Err(e)) => Err(e.to_string()),
+                Err(_) => Err(format!("no reply within {timeout:?}")),
+            }
+        };
+        ctx.spawn(think.into_actor(self).map(move |result, act, ctx| {
+            let (message, offer_handoff) = match result {
+                Ok(reply) => (
+                    NewMessage { role: Role::Bot, content: reply.text, sender_name: None, agent_id: None, is_error: false, sources: reply.citations },
+                    reply.offer_handoff,
+                ),
+                Err(reason) => {
+                    tracing::warn!(session = %act.id, "reply failed: {reason}");
+                    (NewMessage { is_error: true, ..NewMessage::simple(Role::Bot, ERROR_REPLY) }, false)
+                }
+            };
+            let store = act.store.clone();
+            let id = act.id.clone();
+            ctx.wait(async move { store.append_message(&id, message).await }.into_actor(act).map(move |saved, act, ctx| {
+                let outcome = match saved {
+                    Ok(saved) => {
+                        let view = message_view(&saved);
+                        act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: view.clone() });
+                        Ok(TurnOutcome { session_id: act.id.clone(), user_message: message_view(&turn.user_message), reply: Some(view), agent_connected: false, offer_handoff })
+                    }
+                    Err(e) => Err(EngineError::from(e)),
+                };
+                let _ = turn.reply.send(outcome);
+                act.busy = false;
+                act.last_activity = Instant::now();
+                act.run_next_turn(ctx);
+            }));
+        }));
+    }
+
+    /// Saves `message`, then shows it to the session and, for customer messages, to the bot's
+    /// agents. Replies with the saved message.
+    fn save_and_show(
+        &mut self,
+        ctx: &mut Context<Self>,
+        message: NewMessage,
+        reply: oneshot::Sender<Result<serde_json::Value, EngineError>>,
+    ) {
+        let store = self.store.clone();
+        let id = self.id.clone();
+        ctx.wait(async move { store.append_message(&id, message).await }.into_actor(self).map(move |saved, act, _| {
+            let result = saved.map(|m| {
+                let view = message_view(&m);
+                act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: view.clone() });
+                view
+            });
+            let _ = reply.send(result.map_err(EngineError::from));
+        }));
+    }
+}
+
+impl Actor for SessionActor {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Self::Context) {
+        ctx.run_interval(IDLE_CHECK, |act, ctx| {
+            let idle = act.members.is_empty() && !act.busy && act.turns.is_empty() && act.last_activity.elapsed() > IDLE_AFTER;
+            if idle && act.registry.retire_session(&act.id, act.instance) {
+                ctx.stop();
+            }
+        });
+    }
+
+    fn stopped(&mut self, _: &mut Self::Context) {
+        self.registry.retire_session(&self.id, self.instance);
+    }
+}
+
+/// A visitor's message. Answered when the turn is over (with the AI's reply, or at once when an
+/// agent has the conversation).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct VisitorSays {
+    pub text: String,
+    pub reply: oneshot::Sender<Result<TurnOutcome, EngineError>>,
+}
+
+impl Handler<VisitorSays> for SessionActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: VisitorSays, ctx: &mut Self::Context) {
+        self.last_activity = Instant::now();
+        let store = self.store.clone();
+        let id = self.id.clone();
+        let reopen = self.mode == Mode::Resolved;
+        let text = msg.text.clone();
+        let save = async move {
+            if reopen {
+                store.reopen_session(&id).await?;
+            }
+            store.append_message(&id, NewMessage::simple(Role::User, text)).await
+        };
+        ctx.wait(save.into_actor(self).map(move |saved, act, ctx| {
+            let saved = match saved {
+                Ok(saved) => saved,
+                Err(e) => {
+                    let _ = msg.reply.send(Err(e.into()));
+                    return;
+                }
+            };
+            if reopen {
+                act.mode = Mode::Bot;
+            }
+            let view = message_view(&saved);
+            act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: view.clone() });
+            if act.mode != Mode::Bot {
+                act.to_bot_agents(ServerEvent::CustomerMessage { session_id: act.id.clone(), message: view.clone() });
+            }
+            if let Mode::WithAgent { .. } = act.mode {
+                let _ = msg.reply.send(Ok(TurnOutcome { session_id: act.id.clone(), user_message: view, reply: None, agent_connected: true, offer_handoff: false }));
+                return;
+            }
+            act.turns.push_back(PendingTurn { question: msg.text, user_message: saved, reply: msg.reply });
+            act.run_next_turn(ctx);
+        }));
+    }
+}
+
+/// A piece of a reply being streamed.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct Delta {
+    session_id: String,
+    message_id: String,
+    delta: String,
+}
+
+impl Handler<Delta> for SessionActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Delta, _: &mut Self::Context) {
+        self.broadcast(ServerEvent::MessageDelta { session_id: msg.session_id, message_id: msg.message_id, delta: msg.delta });
+    }
+}
+
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Join {
+    pub conn: ConnId,
+    pub member: Member,
+}
+
+impl Handler<Join> for SessionActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Join, _: &mut Self::Context) {
+        msg.member.sink.do_send(Push(ServerEvent::SessionJoined { session_id: self.id.clone() }));
+        self.members.insert(msg.conn, msg.member);
+        self.last_activity = Instant::now();
+    }
+}
+
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Leave(pub ConnId);
+
+impl Handler<Leave> for SessionActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Leave, _: &mut Self::Context) {
+        self.members.remove(&msg.0);
+    }
+}
+
+/// The visitor asks for a human. Saved first (the session row and a system note), then the
+/// visitor hears `support-requested` and the bot's agents `support-request`.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct RequestSupport {
+    pub message: String,
+    pub info: parley_store::chat::CustomerInfo,
+    pub handover_message: String,
+    pub reply: oneshot::Sender<Result<serde_json::Value, EngineError>>,
+}
+
+impl Handler<RequestSupport> for SessionActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: RequestSupport, ctx: &mut Self::Context) {
+        if let Mode::WithAgent { .. } = self.mode {
+            let _ = msg.reply.send(Err(EngineError::Refused("An agent is already helping you".into())));
+            return;
+        }
+        self.last_activity = Instant::now();
+        let store = self.store.clone();
+        let id = self.id.clone();
+        let info = msg.info.clone();
+        let note = msg.handover_message.clone();
+        let save = async move {
+            let session = store.request_support(&id, &info).await?;
+            let note = store.append_message(&id, NewMessage::simple(Role::System, note)).await?;
+            Ok::<_, parley_store::StoreError>((session, note))
+        };
+        ctx.wait(save.into_actor(self).map(move |saved, act, _| match saved {
+            Err(e) => {
+                let _ = msg.reply.send(Err(e.into()));
+            }
+            Ok((session, note)) => {
+                act.mode = Mode::WaitingForAgent;
+                let view = session_view(&session);
+                act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: message_view(&note) });
+                act.to_visitors(ServerEvent::SupportRequested { message: msg.handover_message });
+                let customer_message = if msg.message.trim().is_empty() { "Requested human support".to_string() } else { msg.message };
+                act.to_bot_agents(ServerEvent::SupportRequest {
+                    session: view.clone(),
+                    customer_message,
+                    customer_info: msg.info,
+                    timestamp: parley_store::time::to_rfc3339(&parley_store::time::now()),
+                });
+                let _ = msg.reply.send(Ok(view));
+            }
+        }));
+    }
+}
+
+/// The bot actor decided this agent won the take: note it, tell the visitor.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct AgentAssigned {
+    pub agent_id: String,
+    pub agent_name: String,
+    pub note: String,
+}
+
+impl Handler<AgentAssigned> for SessionActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: AgentAssigned, ctx: &mut Self::Context) {
+        self.mode = Mode::WithAgent { agent_id: msg.agent_id.clone(), agent_name: msg.agent_name.clone() };
+        self.last_activity = Instant::now();
+        let store = self.store.clone();
+        let id = self.id.clone();
+        let note = msg.note.clone();
+        ctx.wait(async move { store.append_message(&id, NewMessage::simple(Role::System, note)).await }.into_actor(self).map(
+            move |saved, act, _| {
+                if let Ok(saved) = saved {
+                    act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: message_view(&saved) });
+                }
+                act.to_visitors(ServerEvent::AgentJoined { agent_name: msg.agent_name, agent_id: msg.agent_id, message: msg.note });
+            },
+        ));
+    }
+}
+
+/// A message from an agent (or a system note), saved then shown to the session.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct AgentSays {
+    pub message: NewMessage,
+    pub reply: oneshot::Sender<Result<serde_json::Value, EngineError>>,
+}
+
+impl Handler<AgentSays> for SessionActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: AgentSays, ctx: &mut Self::Context) {
+        self.last_activity = Instant::now();
+        self.save_and_show(ctx, msg.message, msg.reply);
+    }
+}
+
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Typing {
+    pub from_visitor: bool,
+    pub is_typing: bool,
+}
+
+impl Handler<Typing> for SessionActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Typing, _: &mut Self::Context) {
+        if msg.from_visitor {
+            let event = ServerEvent::CustomerTyping { session_id: self.id.clone(), is_typing: msg.is_typing };
+            for member in self.members.values().filter(|m| m.user_id.is_some()) {
+                member.sink.do_send(Push(event.clone()));
+            }
+            self.to_bot_agents(event);
+        } else {
+            self.to_visitors(ServerEvent::AgentTyping { is_typing: msg.is_typing });
+        }
+    }
+}
+
+/// Resolve: saved (with `resolvedAt`, rating, feedback and the note `Session resolved by
+/// {name}`), then everyone hears `session-resolved`; the visitor is back with the bot.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Resolve {
+    pub resolved_by: String,
+    pub rating: Option<i32>,
+    pub feedback: Option<String>,
+    pub reply: oneshot::Sender<Result<serde_json::Value, EngineError>>,
+}
+
+impl Handler<Resolve> for SessionActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Resolve, ctx: &mut Self::Context) {
+        self.last_activity = Instant::now();
+        let store = self.store.clone();
+        let id = self.id.clone();
+        let by = msg.resolved_by.clone();
+        let rating = msg.rating;
+        let feedback = msg.feedback.clone();
+        let save = async move {
+            let session = store.resolve_session(&id, &by, rating, feedback.as_deref()).await?;
+            let note = store.append_message(&id, NewMessage::simple(Role::System, format!("Session resolved by {by}"))).await?;
+            Ok::<_, parley_store::StoreError>((session, note))
+        };
+        ctx.wait(save.into_actor(self).map(move |saved, act, _| match saved {
+            Err(e) => {
+                let _ = msg.reply.send(Err(e.into()));
+            }
+            Ok((session, note)) => {
+                act.mode = Mode::Resolved;
+                act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: message_view(&note) });
+                let event = ServerEvent::SessionResolved {
+                    session_id: act.id.clone(),
+                    resolved_by: msg.resolved_by,
+                    timestamp: session.resolved_at.as_ref().map(parley_store::time::to_rfc3339).unwrap_or_default(),
+                };
+                act.broadcast(event.clone());
+                act.to_bot_agents(event);
+                let _ = msg.reply.send(Ok(session_view(&session)));
+            }
+        }));
+    }
+}
+
+/// The stored session changed outside the actor (status, priority, a transfer): reload the mode
+/// and tell the session's members.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Reload(pub ChatSession);
+
+impl Handler<Reload> for SessionActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Reload, _: &mut Self::Context) {
+        self.mode = Mode::of(&msg.0);
+        self.broadcast(ServerEvent::SessionUpdated { session_id: self.id.clone(), session: session_view(&msg.0) });
+    }
+}
+
+/// Tell the session's members something that happened elsewhere (an edited message, deletion).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Tell(pub ServerEvent);
+
+impl Handler<Tell> for SessionActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Tell, ctx: &mut Self::Context) {
+        let deleted = matches!(msg.0, ServerEvent::SessionDeleted { .. });
+        self.broadcast(msg.0);
+        if deleted {
+            self.registry.retire_session(&self.id, self.instance);
+            ctx.stop();
+        }
+    }
+}

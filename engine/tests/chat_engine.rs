@@ -1,0 +1,310 @@
+//! The chat engine end to end over a real store, on both backends: visitor turns, handoff,
+//! takes decided once, live events in order, resolve, and nothing lost across actor restarts.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use actix::prelude::*;
+use futures_util::future::BoxFuture;
+use parley_engine::chat::{BotReply, Brain, BrainError, Connection, Engine, EngineError, EngineSettings, Push, ReplyRequest, VisitorMessage, Who};
+use parley_store::bots::{NewBot, WidgetConfig};
+use parley_store::chat::CustomerInfo;
+use parley_store::testing::TestDb;
+use parley_store::users::NewUser;
+use parley_store::{Backend, Role, Store};
+
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite { $( #[actix_rt::test] async fn $name() { super::$name(parley_store::Backend::Sqlite).await } )* }
+        mod postgres { $( #[actix_rt::test] async fn $name() { super::$name(parley_store::Backend::Postgres).await } )* }
+    };
+}
+
+on_both_backends!(
+    a_visitor_turn_is_saved_answered_and_streamed,
+    handoff_take_race_live_messages_and_resolve,
+    a_failing_or_slow_brain_gives_the_error_bubble_and_the_session_goes_on,
+    roles_and_teams_are_enforced,
+    hundred_take_races_have_one_winner_each,
+    limits_are_enforced_before_anything_is_saved,
+);
+
+/// Answers "echo: {question}", streaming it in two halves; "fail" fails, "slow" sleeps.
+struct TestBrain;
+
+impl Brain for TestBrain {
+    fn reply(&self, req: ReplyRequest) -> BoxFuture<'static, Result<BotReply, BrainError>> {
+        Box::pin(async move {
+            match req.question.as_str() {
+                "fail" => Err(BrainError("model exploded".into())),
+                "slow" => {
+                    tokio::time::sleep(Duration::from_secs(5)).await;
+                    Ok(BotReply { text: "too late".into(), citations: vec![], offer_handoff: false })
+                }
+                q => {
+                    let text = format!("echo: {q} (after {} messages)", req.history.len());
+                    let (a, b) = text.split_at(text.len() / 2);
+                    (req.deltas)(a.to_string());
+                    (req.deltas)(b.to_string());
+                    Ok(BotReply { text, citations: vec![], offer_handoff: false })
+                }
+            }
+        })
+    }
+}
+
+/// A live connection that records every event it is sent.
+struct Recorder(Arc<Mutex<Vec<(String, serde_json::Value)>>>);
+
+impl Actor for Recorder {
+    type Context = Context<Self>;
+}
+
+impl Handler<Push> for Recorder {
+    type Result = ();
+    fn handle(&mut self, msg: Push, _: &mut Self::Context) {
+        self.0.lock().unwrap().push((msg.0.event_name().to_string(), msg.0.payload()));
+    }
+}
+
+struct Client {
+    conn: Connection,
+    log: Arc<Mutex<Vec<(String, serde_json::Value)>>>,
+}
+
+static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn client(who: Who) -> Client {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let sink = Recorder(log.clone()).start().recipient();
+    Client { conn: Connection { id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed), who, sink }, log }
+}
+
+impl Client {
+    fn events(&self, name: &str) -> Vec<serde_json::Value> {
+        self.log.lock().unwrap().iter().filter(|(n, _)| n == name).map(|(_, p)| p.clone()).collect()
+    }
+
+    async fn wait_for(&self, name: &str, count: usize) -> Vec<serde_json::Value> {
+        for _ in 0..200 {
+            let got = self.events(name);
+            if got.len() >= count {
+                return got;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("expected {count} {name} events, got {:?}", self.log.lock().unwrap());
+    }
+}
+
+struct World {
+    _db: TestDb,
+    store: Store,
+    engine: Engine,
+    bot_id: String,
+    owner: Who,
+}
+
+async fn member(store: &Store, email: &str, name: &str) -> (String, Who) {
+    let u = store
+        .create_user(NewUser { email: email.into(), name: name.into(), password_hash: None, profile_picture: None })
+        .await
+        .unwrap();
+    (u.id.clone(), Who::Member { user_id: u.id, name: name.into() })
+}
+
+async fn world(backend: Backend, reply_timeout: Duration) -> World {
+    let db = TestDb::new(backend).await.unwrap();
+    let store = db.open().await.unwrap().with_default_plan("enterprise").await.unwrap();
+    let (owner_id, owner) = member(&store, "owner@x.co", "Olive").await;
+    let bot = store
+        .create_bot(NewBot { owner_id, name: "Helper".into(), description: String::new(), website_url: None, icon: None, widget: WidgetConfig::default(), initial_source: None })
+        .await
+        .unwrap();
+    let engine = Engine::new(store.clone(), Arc::new(TestBrain), EngineSettings { reply_timeout, arbiters: 2 });
+    World { _db: db, store, engine, bot_id: bot.id, owner }
+}
+
+async fn join_team(w: &World, email: &str, name: &str, role: Role) -> Who {
+    let (_, who) = member(&w.store, email, name).await;
+    let owner_id = match &w.owner { Who::Member { user_id, .. } => user_id.clone(), _ => unreachable!() };
+    let invite = w.store.invite_member(&w.bot_id, email, role, &owner_id).await.unwrap();
+    let user = w.store.user_by_email(email).await.unwrap().unwrap();
+    w.store.respond_invitation(&invite.id, &user, true).await.unwrap();
+    who
+}
+
+async fn say(w: &World, session: Option<&str>, text: &str) -> parley_engine::chat::TurnOutcome {
+    w.engine
+        .visitor_message(VisitorMessage { bot_id: w.bot_id.clone(), session_id: session.map(str::to_string), text: text.into(), lead: None })
+        .await
+        .unwrap()
+}
+
+async fn a_visitor_turn_is_saved_answered_and_streamed(backend: Backend) {
+    let w = world(backend, Duration::from_secs(5)).await;
+    let first = say(&w, None, "  Where is my order?  ").await;
+    assert_eq!(first.reply.as_ref().unwrap()["content"], "echo: Where is my order? (after 0 messages)");
+    let sid = first.session_id.clone();
+    let visitor = client(Who::Visitor { session_id: sid.clone(), bot_id: w.bot_id.clone() });
+    w.engine.join_session(&visitor.conn, &sid).await.unwrap();
+    visitor.wait_for("session-joined", 1).await;
+    let second = say(&w, Some(&sid), "And returns?").await;
+    assert_eq!(second.reply.as_ref().unwrap()["content"], "echo: And returns? (after 2 messages)");
+    let live = visitor.wait_for("new-message", 2).await;
+    assert_eq!(live[0]["message"]["role"], "user");
+    assert_eq!(live[1]["message"]["role"], "bot");
+    let deltas: String = visitor.wait_for("message-delta", 2).await.iter().map(|d| d["delta"].as_str().unwrap().to_string()).collect();
+    assert_eq!(deltas, "echo: And returns? (after 2 messages)");
+    // Saved, in order, with numbers that say so.
+    let stored = w.store.messages(&sid, 0, 100).await.unwrap();
+    let seqs: Vec<i64> = stored.iter().map(|m| m.seq).collect();
+    assert_eq!(seqs, vec![1, 2, 3, 4]);
+    assert_eq!(w.store.session(&sid).await.unwrap().unwrap().title, "Where is my order?");
+}
+
+async fn handoff_take_race_live_messages_and_resolve(backend: Backend) {
+    let w = world(backend, Duration::from_secs(5)).await;
+    let ann = join_team(&w, "ann@x.co", "Ann", Role::Agent).await;
+    let bob = join_team(&w, "bob@x.co", "Bob", Role::Agent).await;
+    // Another bot's agent must hear nothing.
+    let other_owner = member(&w.store, "other@x.co", "Other").await;
+    let other_bot = w
+        .store
+        .create_bot(NewBot { owner_id: other_owner.0, name: "Other".into(), description: String::new(), website_url: None, icon: None, widget: WidgetConfig::default(), initial_source: None })
+        .await
+        .unwrap();
+    let stranger = client(other_owner.1.clone());
+    w.engine.join_as_agent(&stranger.conn, &other_bot.id).await.unwrap();
+
+    let a = client(ann.clone());
+    let b = client(bob.clone());
+    w.engine.join_as_agent(&a.conn, &w.bot_id).await.unwrap();
+    w.engine.join_as_agent(&b.conn, &w.bot_id).await.unwrap();
+
+    let sid = say(&w, None, "hello").await.session_id;
+    let visitor = client(Who::Visitor { session_id: sid.clone(), bot_id: w.bot_id.clone() });
+    w.engine.join_session(&visitor.conn, &sid).await.unwrap();
+    let info = CustomerInfo { name: Some("Vic".into()), email: Some("vic@v.co".into()), ..Default::default() };
+    w.engine.request_support(&visitor.conn.who, &sid, "I need a person", info).await.unwrap();
+    visitor.wait_for("support-requested", 1).await;
+    for agent in [&a, &b] {
+        let req = agent.wait_for("support-request", 1).await;
+        assert_eq!(req[0]["sessionId"], sid.as_str());
+        assert_eq!(req[0]["customerInfo"]["email"], "vic@v.co");
+        assert_eq!(req[0]["customerMessage"], "I need a person");
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(stranger.events("support-request").is_empty(), "another bot's agent hears nothing");
+
+    let (ra, rb) = tokio::join!(w.engine.take_session(&ann, &sid), w.engine.take_session(&bob, &sid));
+    let (ra, rb) = (ra.unwrap(), rb.unwrap());
+    assert!(ra.won ^ rb.won, "exactly one wins");
+    let (winner, winner_who, loser) = if ra.won { (&a, &ann, &b) } else { (&b, &bob, &a) };
+    winner.wait_for("session-assigned", 1).await;
+    loser.wait_for("session-taken", 1).await;
+    let joined = visitor.wait_for("agent-joined", 1).await;
+    let winner_name = match winner_who { Who::Member { name, .. } => name.clone(), _ => unreachable!() };
+    assert_eq!(joined[0]["agentName"], winner_name.as_str());
+
+    // With an agent on, the visitor's message goes to the agent, not the AI.
+    let outcome = say(&w, Some(&sid), "are you human?").await;
+    assert!(outcome.agent_connected && outcome.reply.is_none());
+    winner.wait_for("customer-message", 1).await;
+    w.engine.join_session(&winner.conn, &sid).await.unwrap();
+    w.engine.agent_message(winner_who, &sid, "Yes, I am!").await.unwrap();
+    let live = visitor.wait_for("new-message", 1).await;
+    assert!(live.iter().any(|m| m["message"]["content"] == "Yes, I am!" && m["message"]["isAgent"] == true));
+    w.engine.typing(&visitor.conn.who, &sid, true).await.unwrap();
+    winner.wait_for("customer-typing", 1).await;
+    w.engine.typing(winner_who, &sid, true).await.unwrap();
+    assert_eq!(visitor.wait_for("agent-typing", 1).await[0]["isTyping"], true);
+
+    let resolved = w.engine.resolve(winner_who, &sid, Some(5), Some("Sorted".into())).await.unwrap();
+    assert_eq!(resolved["status"], "resolved");
+    assert_eq!(resolved["rating"], 5);
+    visitor.wait_for("session-resolved", 1).await;
+    let stored = w.store.session(&sid).await.unwrap().unwrap();
+    assert!(stored.resolved_at.is_some());
+    assert_eq!(stored.feedback.as_deref(), Some("Sorted"));
+    let messages = w.store.messages(&sid, 0, 100).await.unwrap();
+    assert!(messages.iter().any(|m| m.role == "system" && m.content == format!("Session resolved by {winner_name}")));
+    // Back with the bot.
+    let after = say(&w, Some(&sid), "thanks").await;
+    assert!(after.reply.is_some() && !after.agent_connected);
+}
+
+async fn a_failing_or_slow_brain_gives_the_error_bubble_and_the_session_goes_on(backend: Backend) {
+    let w = world(backend, Duration::from_millis(300)).await;
+    let failed = say(&w, None, "fail").await;
+    let reply = failed.reply.unwrap();
+    assert_eq!(reply["content"], "Sorry, I encountered an error processing your request.");
+    assert_eq!(reply["isError"], true);
+    let slow = say(&w, Some(&failed.session_id), "slow").await;
+    assert_eq!(slow.reply.unwrap()["isError"], true);
+    let fine = say(&w, Some(&failed.session_id), "ok").await;
+    assert_eq!(fine.reply.unwrap()["isError"], false);
+}
+
+async fn roles_and_teams_are_enforced(backend: Backend) {
+    let w = world(backend, Duration::from_secs(5)).await;
+    let viewer = join_team(&w, "viewer@x.co", "Vera", Role::Viewer).await;
+    let (_, outsider) = member(&w.store, "out@x.co", "Out").await;
+    let sid = say(&w, None, "hi").await.session_id;
+    w.engine.request_support(&Who::Visitor { session_id: sid.clone(), bot_id: w.bot_id.clone() }, &sid, "", CustomerInfo::default()).await.unwrap();
+    assert!(matches!(w.engine.take_session(&viewer, &sid).await, Err(EngineError::Forbidden(_))));
+    assert!(matches!(w.engine.take_session(&outsider, &sid).await, Err(EngineError::NotFound(_))));
+    assert!(matches!(w.engine.agent_message(&viewer, &sid, "hi").await, Err(EngineError::Forbidden(_))));
+    let other_visitor = Who::Visitor { session_id: "someone-else".into(), bot_id: w.bot_id.clone() };
+    assert!(matches!(w.engine.typing(&other_visitor, &sid, true).await, Err(EngineError::NotFound(_))));
+    let c = client(outsider.clone());
+    assert!(matches!(w.engine.join_as_agent(&c.conn, &w.bot_id).await, Err(EngineError::NotFound(_))));
+    // The owner may.
+    assert!(w.engine.take_session(&w.owner, &sid).await.unwrap().won);
+}
+
+async fn hundred_take_races_have_one_winner_each(backend: Backend) {
+    let w = world(backend, Duration::from_secs(5)).await;
+    let mut agents = Vec::new();
+    for i in 0..4 {
+        agents.push(join_team(&w, &format!("a{i}@x.co"), &format!("Agent {i}"), Role::Agent).await);
+    }
+    let mut sessions = Vec::new();
+    for i in 0..100 {
+        let s = w.store.create_session(&w.bot_id, &format!("s{i}")).await.unwrap();
+        w.store.request_support(&s.id, &CustomerInfo::default()).await.unwrap();
+        sessions.push(s.id);
+    }
+    let mut races = Vec::new();
+    for sid in &sessions {
+        for agent in &agents {
+            let engine = w.engine.clone();
+            let (agent, sid) = (agent.clone(), sid.clone());
+            races.push(actix_rt::spawn(async move { (sid.clone(), engine.take_session(&agent, &sid).await.unwrap().won) }));
+        }
+    }
+    let mut wins = std::collections::HashMap::new();
+    for race in races {
+        let (sid, won) = race.await.unwrap();
+        *wins.entry(sid).or_insert(0) += usize::from(won);
+    }
+    assert_eq!(wins.len(), 100);
+    assert!(wins.values().all(|&n| n == 1), "{wins:?}");
+}
+
+async fn limits_are_enforced_before_anything_is_saved(backend: Backend) {
+    let w = world(backend, Duration::from_secs(5)).await;
+    let long = "x".repeat(501);
+    let err = w
+        .engine
+        .visitor_message(VisitorMessage { bot_id: w.bot_id.clone(), session_id: None, text: long, lead: None })
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "Message is too long (501 characters; the limit is 500)");
+    assert!(matches!(w.engine.visitor_message(VisitorMessage { bot_id: w.bot_id.clone(), text: "   ".into(), ..Default::default() }).await, Err(EngineError::Invalid(_))));
+    let (sessions, total) = w.store.sessions_of_bot(&w.bot_id, parley_store::chat::SessionFilter::All, None, 0, 10).await.unwrap();
+    assert!(sessions.is_empty() && total == 0, "refused messages left no session");
+    w.store.update_bot(&w.bot_id, parley_store::bots::BotUpdate { status: Some("inactive".into()), ..Default::default() }).await.unwrap();
+    let err = w.engine.visitor_message(VisitorMessage { bot_id: w.bot_id.clone(), text: "hi".into(), ..Default::default() }).await.unwrap_err();
+    assert_eq!(err.to_string(), "This assistant is offline right now");
+}

@@ -1,0 +1,22 @@
+//! Chat over REST (spec 2 §7): the visitor's chat call, and the dashboard's session calls.
+//! Every change goes through the engine, so live clients hear the same events as on the
+//! socket path.
+
+mod send;
+mod sessions;
+
+use actix_web::web;
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/chat", web::post().to(send::send))
+        .route("/sessions", web::get().to(sessions::list))
+        .route("/chat/get-chat-session/{id}", web::get().to(sessions::get))
+        .route("/chat/sessions/{id}", web::delete().to(sessions::delete))
+        .route("/chat/session/{id}/resolve", web::put().to(sessions::resolve))
+        .route("/chat/session/{id}/status", web::put().to(sessions::status))
+        .route("/chat/session/{id}/assign-agent", web::post().to(sessions::assign_agent))
+        .route("/chat/session/{id}/messages/{message_id}", web::put().to(sessions::edit_message))
+        .route("/chat/bot/{bot_id}/support-sessions", web::get().to(sessions::support_sessions))
+        .route("/chat/bot/{bot_id}/agent-sessions", web::get().to(sessions::agent_sessions))
+        .route("/chat/bot/{bot_id}/all-sessions", web::get().to(sessions::all_sessions));
+}

@@ -1,0 +1,128 @@
+//! The dashboard's session calls: lists, one session with its messages, resolve, status and
+//! priority, take (assign-agent), delete, and the inline edit of a bot message.
+
+use actix_web::{web, HttpResponse};
+use parley_engine::chat::Who;
+use parley_store::chat::SessionFilter;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::auth::AuthUser;
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+
+fn member(user: &parley_store::models::User) -> Who {
+    Who::Member { user_id: user.id.clone(), name: if user.name.is_empty() { user.email.clone() } else { user.name.clone() } }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListQuery {
+    bot_id: Option<String>,
+    page: Option<i64>,
+    limit: Option<i64>,
+}
+
+fn page_of(q: &ListQuery) -> (i64, i64, i64) {
+    let limit = q.limit.unwrap_or(50).clamp(1, 200);
+    let page = q.page.unwrap_or(1).max(1);
+    (page, limit, (page - 1) * limit)
+}
+
+async fn listing(state: &AppState, user: &parley_store::models::User, bot_id: &str, filter: SessionFilter, q: &ListQuery) -> ApiResult<HttpResponse> {
+    let (page, limit, offset) = page_of(q);
+    let (sessions, total) = state.engine.sessions(&user.id, bot_id, filter, offset, limit).await?;
+    Ok(HttpResponse::Ok().json(json!({"sessions": sessions, "total": total, "page": page, "limit": limit})))
+}
+
+/// `GET /api/sessions?botId=&page=&limit=`
+pub async fn list(state: web::Data<AppState>, AuthUser(user): AuthUser, q: web::Query<ListQuery>) -> ApiResult<HttpResponse> {
+    let bot_id = q.bot_id.clone().filter(|b| !b.is_empty()).ok_or_else(|| ApiError::validation("botId is required"))?;
+    listing(&state, &user, &bot_id, SessionFilter::All, &q).await
+}
+
+pub async fn support_sessions(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<String>, q: web::Query<ListQuery>) -> ApiResult<HttpResponse> {
+    listing(&state, &user, &path, SessionFilter::SupportQueue, &q).await
+}
+
+pub async fn agent_sessions(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<String>, q: web::Query<ListQuery>) -> ApiResult<HttpResponse> {
+    listing(&state, &user, &path, SessionFilter::AssignedTo, &q).await
+}
+
+pub async fn all_sessions(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<String>, q: web::Query<ListQuery>) -> ApiResult<HttpResponse> {
+    listing(&state, &user, &path, SessionFilter::Open, &q).await
+}
+
+/// `GET /api/chat/get-chat-session/{id}`: a member of the bot, or the session's visitor (with
+/// their token as `X-Visitor-Token`), sees the session and its messages.
+pub async fn get(state: web::Data<AppState>, req: actix_web::HttpRequest, path: web::Path<String>) -> ApiResult<HttpResponse> {
+    let visitor = req
+        .headers()
+        .get("x-visitor-token")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|t| state.tokens.verify(t, "visitor"));
+    let who = match visitor {
+        Some(claims) => Who::Visitor { session_id: claims.sub, bot_id: claims.bot.unwrap_or_default() },
+        None => {
+            let AuthUser(user) = actix_web::FromRequest::extract(&req).await?;
+            member(&user)
+        }
+    };
+    let session = state.engine.session_with_messages(&who, &path, 500).await?;
+    Ok(HttpResponse::Ok().json(json!({"session": session})))
+}
+
+pub async fn delete(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<String>) -> ApiResult<HttpResponse> {
+    state.engine.delete_session(&user.id, &path).await?;
+    Ok(HttpResponse::Ok().json(json!({"ok": true})))
+}
+
+#[derive(Deserialize)]
+pub struct ResolveBody {
+    rating: Option<i32>,
+    feedback: Option<String>,
+    notes: Option<String>,
+}
+
+pub async fn resolve(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<String>, body: web::Json<ResolveBody>) -> ApiResult<HttpResponse> {
+    let body = body.into_inner();
+    let session = state.engine.resolve(&member(&user), &path, body.rating, body.feedback.or(body.notes)).await?;
+    Ok(HttpResponse::Ok().json(json!({"session": session})))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatusBody {
+    status: Option<String>,
+    priority: Option<String>,
+}
+
+pub async fn status(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<String>, body: web::Json<StatusBody>) -> ApiResult<HttpResponse> {
+    if body.status.is_none() && body.priority.is_none() {
+        return Err(ApiError::validation("Give a status or a priority"));
+    }
+    let session = state.engine.set_status(&user.id, &path, body.status.as_deref(), body.priority.as_deref()).await?;
+    Ok(HttpResponse::Ok().json(json!({"session": session})))
+}
+
+/// `POST /api/chat/session/{id}/assign-agent`: the caller takes the session. 409 when another
+/// agent already has it.
+pub async fn assign_agent(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<String>) -> ApiResult<HttpResponse> {
+    let outcome = state.engine.take_session(&member(&user), &path).await?;
+    if !outcome.won {
+        return Err(ApiError::conflict("Another agent has already taken this session"));
+    }
+    Ok(HttpResponse::Ok().json(json!({"session": outcome.session})))
+}
+
+#[derive(Deserialize)]
+pub struct EditBody {
+    #[serde(default)]
+    content: String,
+}
+
+pub async fn edit_message(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<(String, String)>, body: web::Json<EditBody>) -> ApiResult<HttpResponse> {
+    let (session_id, message_id) = path.into_inner();
+    let message = state.engine.edit_message(&user.id, &session_id, &message_id, &body.content).await?;
+    Ok(HttpResponse::Ok().json(json!({"message": message})))
+}
