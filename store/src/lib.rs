@@ -10,6 +10,7 @@ pub mod activity;
 pub mod billing;
 pub mod bots;
 pub mod error;
+pub mod knowledge;
 pub mod models;
 pub mod roles;
 pub mod schema;
