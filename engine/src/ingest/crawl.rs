@@ -18,7 +18,7 @@ use std::time::Duration;
 use parley_config::CrawlerSettings;
 use url::Url;
 
-use super::html::parse_html;
+use super::html::{nesting_estimate, parse_html, MAX_NESTING};
 use super::{IngestError, IngestResult};
 
 /// The token matched against robots.txt `User-agent` lines.
@@ -128,7 +128,15 @@ impl Crawler {
             if fetched.url != url && !seen.insert(final_key) {
                 continue; // a redirect to a page already queued or read
             }
-            let page = parse_html(&fetched.body, &fetched.url);
+            if nesting_estimate(&fetched.body) > MAX_NESTING {
+                skip(report, &mut result, &fetched.url, "the page is nested too deeply to read".into());
+                continue;
+            }
+            let (body, base) = (fetched.body, fetched.url.clone());
+            let Ok(page) = tokio::task::spawn_blocking(move || parse_html(&body, &base)).await else {
+                skip(report, &mut result, &fetched.url, "the page could not be parsed".into());
+                continue;
+            };
             if depth < self.settings.max_depth && !page.nofollow {
                 for link in page.links {
                     if same_site(&start, &link) && seen.insert(key(&link)) {

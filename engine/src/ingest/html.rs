@@ -142,6 +142,49 @@ pub fn parse_html(html: &str, base: &Url) -> HtmlPage {
     page
 }
 
+/// Deepest element nesting the parser should be given: html5ever's work grows with the square
+/// of the nesting depth, so a page of a few thousand nested tags could hold a worker for
+/// minutes. Real pages stay far below this.
+pub const MAX_NESTING: usize = 512;
+
+/// A linear upper estimate of how deeply `html` nests elements (tags whose end tag may be left
+/// out, and void tags, are not counted, so ordinary lists and paragraphs do not inflate it).
+pub fn nesting_estimate(html: &str) -> usize {
+    const NOT_NESTING: &[&str] = &[
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr",
+        "p", "li", "dt", "dd", "option", "optgroup", "tr", "td", "th", "thead", "tbody", "tfoot", "rt", "rp",
+        "colgroup", "caption", "html", "head", "body", "!doctype",
+    ];
+    let bytes = html.as_bytes();
+    let (mut depth, mut max) = (0usize, 0usize);
+    let mut i = 0usize;
+    while let Some(off) = bytes.get(i..).and_then(|rest| rest.iter().position(|&b| b == b'<')) {
+        i += off + 1;
+        let closing = bytes.get(i) == Some(&b'/');
+        let name_start = if closing { i + 1 } else { i };
+        let name_len = bytes
+            .get(name_start..)
+            .map(|rest| rest.iter().take_while(|b| b.is_ascii_alphanumeric() || **b == b'!').count())
+            .unwrap_or(0);
+        if name_len == 0 {
+            continue;
+        }
+        let name = html.get(name_start..name_start + name_len).unwrap_or("").to_ascii_lowercase();
+        if name.starts_with('!') || NOT_NESTING.contains(&name.as_str()) {
+            continue;
+        }
+        let tag_end = bytes.get(i..).and_then(|rest| rest.iter().position(|&b| b == b'>')).map(|p| i + p);
+        let self_closing = tag_end.is_some_and(|e| e > 0 && bytes.get(e - 1) == Some(&b'/'));
+        if closing {
+            depth = depth.saturating_sub(1);
+        } else if !self_closing {
+            depth += 1;
+            max = max.max(depth);
+        }
+    }
+    max
+}
+
 fn squash(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -203,8 +246,13 @@ mod tests {
     }
 
     #[test]
-    fn deep_nesting_does_not_overflow() {
-        let html = "<div>".repeat(100_000) + "deep text" + &"</div>".repeat(100_000);
+    fn deep_nesting_does_not_overflow_and_is_caught_cheaply() {
+        let html = "<div>".repeat(MAX_NESTING) + "deep text" + &"</div>".repeat(MAX_NESTING);
         assert!(parse_html(&html, &base()).text.contains("deep text"));
+        assert_eq!(nesting_estimate(&html), MAX_NESTING);
+        let hostile = "<div><span>".repeat(500_000);
+        assert!(nesting_estimate(&hostile) > MAX_NESTING);
+        let flat = "<ul>".to_string() + &"<li>item<br><img src=x/>".repeat(10_000) + "</ul><p>a<p>b<!-- x -->";
+        assert!(nesting_estimate(&flat) < 5, "{}", nesting_estimate(&flat));
     }
 }
