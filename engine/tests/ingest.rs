@@ -1,6 +1,8 @@
 //! Ingestion end to end: real PDFs made with lopdf, a fixture website served on loopback, and
 //! the trainer writing into a real store on both backends.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -161,17 +163,18 @@ async fn serve_site(big_bytes: usize) -> Site {
     let page = |title: &str, body: &str| {
         format!("<html><head><title>{title}</title></head><body><nav><a href=\"/\">Home</a></nav><main>{body}</main><footer>Footer text</footer></body></html>")
     };
-    let mut routes: HashMap<String, (u16, Vec<(String, String)>, String)> = HashMap::new();
+    type Route = (u16, Vec<(String, String)>, String);
+    let mut routes: HashMap<String, Route> = HashMap::new();
     let html = || vec![("Content-Type".to_string(), "text/html; charset=utf-8".to_string())];
     routes.insert("/robots.txt".into(), (200, vec![], format!("User-agent: *\nDisallow: /secret\n\nUser-agent: OtherBot\nDisallow: /\n\nSitemap: {base}/sitemap.xml\n")));
     routes.insert("/sitemap.xml".into(), (200, vec![], format!(
         "<?xml version=\"1.0\"?><urlset><url><loc>{base}/</loc></url><url><loc>{base}/orphan</loc></url><url><loc>{base}/secret</loc></url></urlset>"
     )));
-    routes.insert("/".into(), (200, html(), page("Acme Home", &format!(
+    routes.insert("/".into(), (200, html(), page("Acme Home",
         "<h1>Welcome to Acme</h1><p>Acme sells routers.</p><a href=\"/about\">About</a> <a href=\"/old\">Old</a> \
          <a href=\"/big\">Big</a> <a href=\"/secret\">Secret</a> <a href=\"/away\">Away</a> <a href=\"http://other.example/x\">Other</a> \
          <a href=\"/file.pdf\">PDF</a> <a href=\"/deep/1\">Deep</a>"
-    ))));
+    )));
     routes.insert("/about".into(), (200, html(), page("About Acme", "<p>Acme was founded in 1999 in Lisbon.</p>")));
     routes.insert("/old".into(), (301, vec![("Location".into(), "/moved".into())], String::new()));
     routes.insert("/moved".into(), (200, html(), page("Moved page", "<p>This page moved here permanently.</p>")));

@@ -146,7 +146,7 @@ pub fn encode_embedding(vector: &[f32]) -> Vec<u8> {
 
 /// The inverse of [`encode_embedding`]; `None` when the length is not a whole number of floats.
 pub fn decode_embedding(bytes: &[u8]) -> Option<Vec<f32>> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return None;
     }
     Some(
@@ -592,6 +592,7 @@ impl Store {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -1,5 +1,7 @@
 //! Knowledge sources, Q&A pairs and chunks, run against both backends.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use parley_store::bots::{NewBot, WidgetConfig};
 use parley_store::knowledge::{NewChunk, NewSource, SourceKind, TrainingStatus, MAX_QA_PAIRS, MAX_SOURCES_PER_LIST};
 use parley_store::testing::TestDb;

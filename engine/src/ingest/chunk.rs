@@ -215,6 +215,7 @@ fn split_long(sentence: &str, target: usize) -> Vec<String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -545,6 +545,7 @@ pub fn parse_sitemap(xml: &str) -> (bool, Vec<String>) {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -82,12 +82,10 @@ pub fn parse_html(html: &str, base: &Url) -> HtmlPage {
                                 base = b;
                             }
                         }
-                        "meta" => {
-                            if el.attr("name").is_some_and(|n| n.eq_ignore_ascii_case("robots")) {
-                                let content = el.attr("content").unwrap_or("").to_ascii_lowercase();
-                                page.noindex |= content.contains("noindex") || content.contains("none");
-                                page.nofollow |= content.contains("nofollow") || content.contains("none");
-                            }
+                        "meta" if el.attr("name").is_some_and(|n| n.eq_ignore_ascii_case("robots")) => {
+                            let content = el.attr("content").unwrap_or("").to_ascii_lowercase();
+                            page.noindex |= content.contains("noindex") || content.contains("none");
+                            page.nofollow |= content.contains("nofollow") || content.contains("none");
                         }
                         "title" => in_title += 1,
                         "h1" => in_h1 += 1,
@@ -204,6 +202,7 @@ fn resolve(base: &Url, href: &str) -> Option<Url> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 
