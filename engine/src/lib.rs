@@ -2,3 +2,4 @@
 //! knowledge ingestion, retrieval and answerers. It knows nothing of HTTP or Socket.IO.
 
 pub mod chat;
+pub mod ingest;

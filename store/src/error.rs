@@ -9,6 +9,9 @@ pub enum StoreError {
     /// A unique constraint refused the write (an email already registered, say).
     #[error("conflict: {0}")]
     Conflict(String),
+    /// A list is full (the spec's message, e.g. "Maximum number of sources reached").
+    #[error("{0}")]
+    LimitReached(String),
     #[error("database: {0}")]
     Database(DieselError),
     #[error("database connection: {0}")]

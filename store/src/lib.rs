@@ -11,6 +11,7 @@ pub mod billing;
 pub mod bots;
 pub mod chat;
 pub mod error;
+pub mod knowledge;
 pub mod models;
 pub mod roles;
 pub mod schema;

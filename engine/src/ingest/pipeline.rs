@@ -1,0 +1,435 @@
+//! The [`Trainer`]: takes a source from `processing` to `completed` (its chunks stored, the
+//! bot's knowledge version moved) or `failed` (with the reason a person can act on). Adding
+//! validates and stores the source; training runs the extraction (PDF on the blocking pool,
+//! websites crawled), chunking and optional embedding, then writes the chunks in one
+//! transaction. Every status change is reported through the [`EventSink`], which the HTTP layer
+//! turns into a live event.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use parley_config::{CrawlerSettings, Settings};
+use parley_store::knowledge::{
+    NewChunk, NewSource, SourceKind, TrainingStatus, MAX_ANSWER_CHARS, MAX_QUESTION_CHARS, MAX_TEXT_CHARS,
+};
+use parley_store::models::{KnowledgeSource, QaPair};
+use parley_store::Store;
+
+use super::chunk::{chunk_sections, ChunkConfig, Section, TextChunk};
+use super::crawl::{parse_start_url, CrawlReport, Crawler};
+use super::embedder::{Embedder, EMBED_BATCH};
+use super::pdf::{extract_pdf_file, PdfLimits};
+use super::{IngestError, IngestResult};
+
+/// Which entry of the Training page an event is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TrainedItem {
+    Source(String),
+    Qa(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TrainingEvent {
+    /// A source or pair changed status; `reason` is set for `failed`.
+    Status { bot_id: String, item: TrainedItem, status: TrainingStatus, reason: Option<String> },
+    /// A website source read one more page.
+    PageFetched { bot_id: String, source_id: String, url: String, title: String },
+    /// The bot's chunks changed; retrieval indexes older than `version` are stale.
+    KnowledgeChanged { bot_id: String, version: i64 },
+}
+
+/// Where training events go. Called from the training task; must not block.
+pub type EventSink = Arc<dyn Fn(TrainingEvent) + Send + Sync>;
+
+/// How a batch of training went.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RetrainSummary {
+    pub completed: usize,
+    pub failed: usize,
+}
+
+impl RetrainSummary {
+    fn add(&mut self, status: TrainingStatus) {
+        match status {
+            TrainingStatus::Completed => self.completed += 1,
+            TrainingStatus::Failed => self.failed += 1,
+            TrainingStatus::Processing => {}
+        }
+    }
+}
+
+/// Cheap to clone; clone it into the task that trains.
+#[derive(Clone)]
+pub struct Trainer {
+    store: Store,
+    embedder: Option<Arc<dyn Embedder>>,
+    events: Option<EventSink>,
+    crawler: CrawlerSettings,
+    pdf: PdfLimits,
+    chunking: ChunkConfig,
+}
+
+impl Trainer {
+    pub fn new(store: Store, settings: &Settings) -> Trainer {
+        Trainer {
+            store,
+            embedder: None,
+            events: None,
+            crawler: settings.crawler.clone(),
+            pdf: PdfLimits { max_bytes: settings.uploads.max_pdf_bytes as u64, ..PdfLimits::default() },
+            chunking: ChunkConfig::default(),
+        }
+    }
+
+    /// Chunks get dense vectors from `embedder` (stored as little-endian f32 bytes).
+    pub fn with_embedder(mut self, embedder: Arc<dyn Embedder>) -> Trainer {
+        self.embedder = Some(embedder);
+        self
+    }
+
+    pub fn with_events(mut self, sink: EventSink) -> Trainer {
+        self.events = Some(sink);
+        self
+    }
+
+    pub fn with_crawler_settings(mut self, crawler: CrawlerSettings) -> Trainer {
+        self.crawler = crawler;
+        self
+    }
+
+    pub fn with_pdf_limits(mut self, limits: PdfLimits) -> Trainer {
+        self.pdf = limits;
+        self
+    }
+
+    pub fn with_chunking(mut self, chunking: ChunkConfig) -> Trainer {
+        self.chunking = chunking;
+        self
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    fn emit(&self, event: TrainingEvent) {
+        if let Some(sink) = &self.events {
+            sink(event);
+        }
+    }
+
+    fn emit_status(&self, bot_id: &str, item: TrainedItem, status: TrainingStatus, reason: Option<String>) {
+        self.emit(TrainingEvent::Status { bot_id: bot_id.to_string(), item, status, reason });
+    }
+
+    // ---- adding: validate, store in `processing`; the caller then trains (usually spawned) ----
+
+    /// A custom text (at most 5000 characters). `name` defaults to the text's start.
+    pub async fn add_text(&self, bot_id: &str, name: Option<&str>, content: &str) -> IngestResult<KnowledgeSource> {
+        let content = content.trim();
+        if content.is_empty() {
+            return Err(IngestError::Invalid("Text is required".into()));
+        }
+        if content.chars().count() > MAX_TEXT_CHARS {
+            return Err(IngestError::Invalid(format!("Text must be at most {MAX_TEXT_CHARS} characters")));
+        }
+        let name = match name.map(str::trim).filter(|n| !n.is_empty()) {
+            Some(n) => n.to_string(),
+            None => {
+                let start: String = content.chars().take(50).collect();
+                start.split_whitespace().collect::<Vec<_>>().join(" ")
+            }
+        };
+        let source = self
+            .store
+            .add_source(NewSource {
+                bot_id: bot_id.to_string(),
+                kind: SourceKind::Text,
+                name,
+                url: None,
+                content: Some(content.to_string()),
+                file_path: None,
+                size_bytes: Some(content.len() as i64),
+            })
+            .await?;
+        self.emit_status(bot_id, TrainedItem::Source(source.id.clone()), TrainingStatus::Processing, None);
+        Ok(source)
+    }
+
+    /// An uploaded PDF already saved at `file_path` (the file is kept for re-training).
+    pub async fn add_pdf(&self, bot_id: &str, name: &str, file_path: &Path, size_bytes: u64) -> IngestResult<KnowledgeSource> {
+        if size_bytes > self.pdf.max_bytes {
+            return Err(IngestError::Invalid("File size must be less than 10MB".into()));
+        }
+        let source = self
+            .store
+            .add_source(NewSource {
+                bot_id: bot_id.to_string(),
+                kind: SourceKind::Pdf,
+                name: name.to_string(),
+                url: None,
+                content: None,
+                file_path: Some(file_path.to_string_lossy().into_owned()),
+                size_bytes: Some(i64::try_from(size_bytes).unwrap_or(i64::MAX)),
+            })
+            .await?;
+        self.emit_status(bot_id, TrainedItem::Source(source.id.clone()), TrainingStatus::Processing, None);
+        Ok(source)
+    }
+
+    /// A website to crawl from `url` (a missing scheme means https).
+    pub async fn add_website(&self, bot_id: &str, url: &str) -> IngestResult<KnowledgeSource> {
+        let url = parse_start_url(url)?;
+        let source = self
+            .store
+            .add_source(NewSource {
+                bot_id: bot_id.to_string(),
+                kind: SourceKind::Website,
+                name: url.to_string(),
+                url: Some(url.to_string()),
+                content: None,
+                file_path: None,
+                size_bytes: None,
+            })
+            .await?;
+        self.emit_status(bot_id, TrainedItem::Source(source.id.clone()), TrainingStatus::Processing, None);
+        Ok(source)
+    }
+
+    /// A Q&A pair (question at most 150 characters, answer at most 500, both required).
+    pub async fn add_qa(&self, bot_id: &str, question: &str, answer: &str) -> IngestResult<QaPair> {
+        let (question, answer) = validate_qa(question, answer)?;
+        let pair = self.store.add_qa_pair(bot_id, &question, &answer).await?;
+        self.emit_status(bot_id, TrainedItem::Qa(pair.id.clone()), TrainingStatus::Processing, None);
+        Ok(pair)
+    }
+
+    /// Starts training a source on the runtime and returns at once.
+    pub fn spawn_source(&self, source_id: String) -> tokio::task::JoinHandle<IngestResult<TrainingStatus>> {
+        let trainer = self.clone();
+        tokio::spawn(async move { trainer.train_source(&source_id).await })
+    }
+
+    pub fn spawn_qa(&self, qa_id: String) -> tokio::task::JoinHandle<IngestResult<TrainingStatus>> {
+        let trainer = self.clone();
+        tokio::spawn(async move { trainer.train_qa(&qa_id).await })
+    }
+
+    // ---- training ----
+
+    /// Extracts, chunks, embeds and stores one source, leaving it `completed` or `failed`.
+    /// Problems with the source itself end as `Ok(Failed)` with the reason stored; `Err` is
+    /// for the store failing (or the source having been deleted meanwhile).
+    pub async fn train_source(&self, source_id: &str) -> IngestResult<TrainingStatus> {
+        let source = self.store.source(source_id).await?.ok_or(IngestError::NotFound)?;
+        let item = TrainedItem::Source(source.id.clone());
+        let outcome = match self.prepare_source(&source).await {
+            Ok((chunks, pages)) => match self.embed(chunks).await {
+                Ok(chunks) => Ok((chunks, pages)),
+                Err(e) => Err(e),
+            },
+            Err(e) => Err(e),
+        };
+        match outcome {
+            Ok((chunks, pages)) => {
+                let version = self.store.replace_source_chunks(&source.id, chunks, pages).await?;
+                self.emit_status(&source.bot_id, item, TrainingStatus::Completed, None);
+                self.emit(TrainingEvent::KnowledgeChanged { bot_id: source.bot_id.clone(), version });
+                Ok(TrainingStatus::Completed)
+            }
+            Err(IngestError::Store(e)) => Err(IngestError::Store(e)),
+            Err(e) => {
+                let reason = e.to_string();
+                tracing::info!(source = %source.id, kind = %source.kind, %reason, "training failed");
+                let version = self.store.fail_source(&source.id, &reason).await?;
+                self.emit_status(&source.bot_id, item, TrainingStatus::Failed, Some(reason));
+                self.emit(TrainingEvent::KnowledgeChanged { bot_id: source.bot_id.clone(), version });
+                Ok(TrainingStatus::Failed)
+            }
+        }
+    }
+
+    /// The chunks of a source (and its page count, for a PDF).
+    async fn prepare_source(&self, source: &KnowledgeSource) -> IngestResult<(Vec<TextChunk>, Option<i32>)> {
+        let (sections, pages) = match SourceKind::parse(&source.kind) {
+            Some(SourceKind::Text) => {
+                let text = source.content.clone().unwrap_or_default();
+                (vec![Section { title: source.name.clone(), url: None, page: None, text }], None)
+            }
+            Some(SourceKind::Pdf) => {
+                let path = source.file_path.as_deref().ok_or_else(|| IngestError::Io("the uploaded file is missing".into()))?;
+                let pdf = extract_pdf_file(Path::new(path), self.pdf).await?;
+                let sections = pdf
+                    .pages
+                    .into_iter()
+                    .map(|(n, text)| Section {
+                        title: source.name.clone(),
+                        url: None,
+                        page: Some(i32::try_from(n).unwrap_or(i32::MAX)),
+                        text,
+                    })
+                    .collect();
+                (sections, Some(i32::try_from(pdf.page_count).unwrap_or(i32::MAX)))
+            }
+            Some(SourceKind::Website) => {
+                let url = source.url.as_deref().unwrap_or(&source.name);
+                let crawler = Crawler::new(&self.crawler)?;
+                let (bot_id, source_id, events) = (source.bot_id.clone(), source.id.clone(), self.events.clone());
+                let mut report = move |r: CrawlReport| {
+                    if let (CrawlReport::Fetched { url, title }, Some(sink)) = (&r, &events) {
+                        sink(TrainingEvent::PageFetched {
+                            bot_id: bot_id.clone(),
+                            source_id: source_id.clone(),
+                            url: url.clone(),
+                            title: title.clone(),
+                        });
+                    }
+                };
+                let result = crawler.crawl(url, &mut report).await?;
+                let count = i32::try_from(result.pages.len()).unwrap_or(i32::MAX);
+                let sections = result
+                    .pages
+                    .into_iter()
+                    .map(|p| Section { title: p.title, url: Some(p.url.to_string()), page: None, text: p.text })
+                    .collect();
+                (sections, Some(count))
+            }
+            None => return Err(IngestError::Invalid(format!("unknown source kind {:?}", source.kind))),
+        };
+        let chunks = chunk_sections(&sections, self.chunking);
+        if chunks.is_empty() {
+            return Err(IngestError::NoText);
+        }
+        Ok((chunks, pages))
+    }
+
+    /// Gives each chunk its vector when an embedder is set (on the blocking pool, in batches).
+    async fn embed(&self, chunks: Vec<TextChunk>) -> IngestResult<Vec<NewChunk>> {
+        let mut vectors: Vec<Option<Vec<f32>>> = vec![None; chunks.len()];
+        if let Some(embedder) = &self.embedder {
+            let texts: Vec<String> = chunks.iter().map(|c| c.content.clone()).collect();
+            let embedder = Arc::clone(embedder);
+            let computed = tokio::task::spawn_blocking(move || {
+                let mut out: Vec<Vec<f32>> = Vec::with_capacity(texts.len());
+                for batch in texts.chunks(EMBED_BATCH) {
+                    let got = embedder.embed(batch).map_err(|e| IngestError::Embed(e.0))?;
+                    if got.len() != batch.len() {
+                        return Err(IngestError::Embed(format!("{} vectors for {} texts", got.len(), batch.len())));
+                    }
+                    out.extend(got);
+                }
+                Ok(out)
+            })
+            .await
+            .map_err(|e| IngestError::Embed(format!("the embedding task stopped: {e}")))??;
+            vectors = computed.into_iter().map(Some).collect();
+        }
+        Ok(chunks
+            .into_iter()
+            .zip(vectors)
+            .map(|(c, embedding)| NewChunk {
+                position: c.position,
+                title: c.title,
+                url: c.url,
+                page: c.page,
+                content: c.content,
+                embedding,
+            })
+            .collect())
+    }
+
+    /// Makes a pair's one chunk (question and answer together) and marks it `completed`.
+    pub async fn train_qa(&self, qa_id: &str) -> IngestResult<TrainingStatus> {
+        let pair = self.store.qa_pair(qa_id).await?.ok_or(IngestError::NotFound)?;
+        let item = TrainedItem::Qa(pair.id.clone());
+        let chunk = TextChunk {
+            position: 0,
+            title: pair.question.clone(),
+            url: None,
+            page: None,
+            content: format!("{}\n{}", pair.question, pair.answer),
+        };
+        match self.embed(vec![chunk]).await {
+            Ok(chunks) => {
+                let version = self.store.replace_qa_chunks(&pair.id, chunks).await?;
+                self.emit_status(&pair.bot_id, item, TrainingStatus::Completed, None);
+                self.emit(TrainingEvent::KnowledgeChanged { bot_id: pair.bot_id.clone(), version });
+                Ok(TrainingStatus::Completed)
+            }
+            Err(e) => {
+                let reason = e.to_string();
+                self.store.set_qa_status(&pair.id, TrainingStatus::Failed).await?;
+                self.emit_status(&pair.bot_id, item, TrainingStatus::Failed, Some(reason));
+                Ok(TrainingStatus::Failed)
+            }
+        }
+    }
+
+    /// Re-trains everything a bot knows: every source goes back to `processing` and is
+    /// extracted again (websites are re-crawled), every Q&A pair re-made. One at a time, so a
+    /// re-train does not flood the machine.
+    pub async fn retrain_bot(&self, bot_id: &str) -> IngestResult<RetrainSummary> {
+        let sources = self.store.all_sources(bot_id).await?;
+        let pairs = self.store.qa_pairs(bot_id).await?;
+        for s in &sources {
+            self.store.set_source_status(&s.id, TrainingStatus::Processing, None).await?;
+            self.emit_status(bot_id, TrainedItem::Source(s.id.clone()), TrainingStatus::Processing, None);
+        }
+        for p in &pairs {
+            self.store.set_qa_status(&p.id, TrainingStatus::Processing).await?;
+            self.emit_status(bot_id, TrainedItem::Qa(p.id.clone()), TrainingStatus::Processing, None);
+        }
+        let mut summary = RetrainSummary::default();
+        for s in sources {
+            match self.train_source(&s.id).await {
+                Ok(status) => summary.add(status),
+                Err(IngestError::NotFound) => {} // deleted meanwhile
+                Err(e) => return Err(e),
+            }
+        }
+        for p in pairs {
+            match self.train_qa(&p.id).await {
+                Ok(status) => summary.add(status),
+                Err(IngestError::NotFound) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(summary)
+    }
+
+    /// At start-up: trains again whatever a crash or stop left `processing`. A source that can
+    /// no longer be trained (its file gone, say) ends `failed` with the reason.
+    pub async fn resume_unfinished(&self) -> IngestResult<RetrainSummary> {
+        let mut summary = RetrainSummary::default();
+        for s in self.store.unfinished_sources().await? {
+            tracing::info!(source = %s.id, bot = %s.bot_id, "resuming training left unfinished");
+            match self.train_source(&s.id).await {
+                Ok(status) => summary.add(status),
+                Err(IngestError::NotFound) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        for p in self.store.unfinished_qa_pairs().await? {
+            match self.train_qa(&p.id).await {
+                Ok(status) => summary.add(status),
+                Err(IngestError::NotFound) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(summary)
+    }
+}
+
+/// The spec's Q&A rules; returns the trimmed pair.
+pub fn validate_qa(question: &str, answer: &str) -> IngestResult<(String, String)> {
+    let (q, a) = (question.trim(), answer.trim());
+    if q.is_empty() || a.is_empty() {
+        return Err(IngestError::Invalid("Question and answer are required".into()));
+    }
+    if q.chars().count() > MAX_QUESTION_CHARS {
+        return Err(IngestError::Invalid(format!("Question must be at most {MAX_QUESTION_CHARS} characters")));
+    }
+    if a.chars().count() > MAX_ANSWER_CHARS {
+        return Err(IngestError::Invalid(format!("Answer must be at most {MAX_ANSWER_CHARS} characters")));
+    }
+    Ok((q.to_string(), a.to_string()))
+}
