@@ -85,6 +85,16 @@ impl Client {
         self.log.lock().unwrap().iter().filter(|(n, _)| n == name).map(|(_, p)| p.clone()).collect()
     }
 
+    async fn wait_until(&self, name: &str, pred: impl Fn(&serde_json::Value) -> bool) {
+        for _ in 0..200 {
+            if self.events(name).iter().any(&pred) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("no matching {name} event in {:?}", self.log.lock().unwrap());
+    }
+
     async fn wait_for(&self, name: &str, count: usize) -> Vec<serde_json::Value> {
         for _ in 0..200 {
             let got = self.events(name);
@@ -213,8 +223,7 @@ async fn handoff_take_race_live_messages_and_resolve(backend: Backend) {
     winner.wait_for("customer-message", 1).await;
     w.engine.join_session(&winner.conn, &sid).await.unwrap();
     w.engine.agent_message(winner_who, &sid, "Yes, I am!").await.unwrap();
-    let live = visitor.wait_for("new-message", 1).await;
-    assert!(live.iter().any(|m| m["message"]["content"] == "Yes, I am!" && m["message"]["isAgent"] == true));
+    visitor.wait_until("new-message", |m| m["message"]["content"] == "Yes, I am!" && m["message"]["isAgent"] == true).await;
     w.engine.typing(&visitor.conn.who, &sid, true).await.unwrap();
     winner.wait_for("customer-typing", 1).await;
     w.engine.typing(winner_who, &sid, true).await.unwrap();

@@ -331,6 +331,7 @@ async fn fixture(backend: Backend) -> Fixture {
             website_url: None,
             icon: None,
             widget: WidgetConfig::default(),
+            initial_source: None,
         })
         .await
         .unwrap();

@@ -76,6 +76,7 @@ impl From<StoreError> for ApiError {
         match e {
             StoreError::NotFound => ApiError::not_found("Resource"),
             StoreError::Conflict(detail) => ApiError::conflict(detail),
+            StoreError::LimitReached(message) => ApiError::validation(message),
             other => ApiError::internal(other),
         }
     }

@@ -64,7 +64,7 @@ pub async fn get(state: web::Data<AppState>, req: actix_web::HttpRequest, path: 
     let who = match visitor {
         Some(claims) => Who::Visitor { session_id: claims.sub, bot_id: claims.bot.unwrap_or_default() },
         None => {
-            let AuthUser(user) = actix_web::FromRequest::extract(&req).await?;
+            let AuthUser(user) = <AuthUser as actix_web::FromRequest>::extract(&req).await?;
             member(&user)
         }
     };
