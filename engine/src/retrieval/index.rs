@@ -1,0 +1,687 @@
+//! A bot's knowledge as a hybrid index (BM25 over text + cosine over sentence vectors, fused),
+//! and the per-node cache of built indexes keyed by bot id and knowledge version.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use moka::future::Cache;
+use serde::{Deserialize, Serialize};
+
+use super::bm25::{self, Bm25Index, Bm25Params, Field, ScoredDoc};
+use super::embed::{dot, normalize, EmbedError, Embedder};
+
+/// Where a chunk came from (the `kind` of its knowledge source).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceKind {
+    Qa,
+    Pdf,
+    Website,
+    Text,
+}
+
+/// One indexable chunk as loaded from the store. For a Q&A pair, `question` is the question and
+/// `content` the answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChunkRecord {
+    pub id: String,
+    pub source_id: Option<String>,
+    pub kind: SourceKind,
+    pub title: String,
+    pub url: Option<String>,
+    pub page: Option<u32>,
+    pub content: String,
+    pub question: Option<String>,
+    /// The stored sentence vector of the chunk's text (question + answer for Q&A), if any.
+    pub embedding: Option<Vec<f32>>,
+}
+
+/// How the lexical and dense rankings are combined.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fusion {
+    /// Reciprocal-rank fusion: sum of 1 / (k + rank) over both rankings.
+    Rrf { k: f32 },
+    /// Weighted sum of BM25 (scaled by the query's best BM25 score) and cosine similarity.
+    Blend { dense_weight: f32 },
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct IndexOptions {
+    pub bm25: Bm25Params,
+    /// Weight of a Q&A question's words against its answer's (BM25F-style).
+    pub question_weight: f32,
+    /// Multiplier on a Q&A chunk's fused score: an exact pair beats a passage that merely
+    /// mentions the same words.
+    pub qa_boost: f32,
+    pub fusion: Fusion,
+    /// How many candidates each ranking contributes before fusion.
+    pub candidates: usize,
+    /// Chunks without a stored vector are embedded at build time, up to this many (Q&A
+    /// questions are always embedded: they are few and make paraphrases find their pair).
+    pub embed_missing_limit: usize,
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        // Chosen by `cargo run -p parley-bench --release --bin retrieval-eval`.
+        Self {
+            bm25: Bm25Params::default(),
+            question_weight: 2.0,
+            qa_boost: 1.1,
+            fusion: Fusion::Blend { dense_weight: 0.7 },
+            candidates: 50,
+            embed_missing_limit: 5_000,
+        }
+    }
+}
+
+/// Which rankings a search uses (the evaluation compares them; the product uses `Hybrid`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Lexical,
+    Dense,
+    Hybrid,
+}
+
+/// A retrieved chunk with its scores.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hit {
+    /// Position of the chunk in [`HybridIndex::chunks`].
+    pub chunk: usize,
+    /// The fused score that orders hits (comparable only within one search).
+    pub score: f32,
+    /// Share (0..=1) of the query's IDF mass found in the chunk.
+    pub lexical: f32,
+    /// Best cosine similarity between the query and the chunk's vectors, when both exist.
+    pub dense: Option<f32>,
+}
+
+impl Hit {
+    /// How sure retrieval is that this chunk answers the question, 0..=1. Dense similarity of
+    /// all-MiniLM-L6-v2 is a good calibrated signal; BM25 coverage stands in without vectors.
+    pub fn confidence(&self) -> f32 {
+        match self.dense {
+            Some(cos) => cos.max(0.0).max(self.lexical * 0.8),
+            None => self.lexical,
+        }
+    }
+}
+
+/// A retrieved chunk, owned, as answerers take it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Passage {
+    pub chunk_id: String,
+    pub source_id: Option<String>,
+    pub kind: SourceKind,
+    pub title: String,
+    pub url: Option<String>,
+    pub page: Option<u32>,
+    pub content: String,
+    pub question: Option<String>,
+    pub score: f32,
+    pub confidence: f32,
+}
+
+/// Flat row-major matrix of unit vectors; several rows may belong to one chunk (a Q&A pair has
+/// its question's vector and its whole text's).
+#[derive(Debug)]
+struct DenseIndex {
+    dims: usize,
+    rows: Vec<f32>,
+    owner: Vec<u32>,
+}
+
+impl DenseIndex {
+    fn row_count(&self) -> usize {
+        self.owner.len()
+    }
+
+    /// Best similarity per chunk, over all rows, for the `k` best chunks.
+    fn search(&self, query: &[f32], chunks: usize, k: usize) -> Vec<ScoredDoc> {
+        if query.len() != self.dims || self.dims == 0 {
+            return Vec::new();
+        }
+        let mut best = vec![f32::NEG_INFINITY; chunks];
+        for (row, &owner) in self.rows.chunks_exact(self.dims).zip(&self.owner) {
+            let s = dot(row, query);
+            if let Some(b) = best.get_mut(owner as usize) {
+                if s > *b {
+                    *b = s;
+                }
+            }
+        }
+        let mut hits: Vec<ScoredDoc> = best
+            .into_iter()
+            .enumerate()
+            .filter(|(_, s)| s.is_finite())
+            .map(|(doc, score)| ScoredDoc { doc, score, coverage: 0.0 })
+            .collect();
+        bm25::top_k(&mut hits, k);
+        hits
+    }
+}
+
+/// One bot's knowledge, ready to search. Immutable once built; shared through `Arc`.
+#[derive(Debug)]
+pub struct HybridIndex {
+    chunks: Vec<ChunkRecord>,
+    bm25: Bm25Index,
+    dense: Option<DenseIndex>,
+    /// Rows of `dense` per chunk, for scoring BM25-only candidates exactly.
+    rows_of: Vec<Vec<u32>>,
+    options: IndexOptions,
+}
+
+impl HybridIndex {
+    /// Builds the index. With an embedder, Q&A questions and (up to the limit) chunks without a
+    /// stored vector are embedded here: CPU-heavy, so call it from a blocking pool.
+    pub fn build(
+        mut chunks: Vec<ChunkRecord>,
+        embedder: Option<&dyn Embedder>,
+        options: IndexOptions,
+    ) -> Result<Self, EmbedError> {
+        let bm25 = Bm25Index::build(
+            chunks.iter().map(|c| {
+                let mut fields = Vec::with_capacity(3);
+                if let Some(q) = &c.question {
+                    fields.push(Field { text: q.as_str(), weight: options.question_weight });
+                } else if !c.title.is_empty() && c.kind != SourceKind::Qa {
+                    // Page titles say what a passage is about; count them a little.
+                    fields.push(Field { text: c.title.as_str(), weight: 0.5 });
+                }
+                fields.push(Field { text: c.content.as_str(), weight: 1.0 });
+                fields
+            }),
+            options.bm25,
+        );
+
+        // Collect (chunk, vector) rows: stored vectors first, then computed ones.
+        let dims = embedder
+            .map(|e| e.dims())
+            .or_else(|| chunks.iter().find_map(|c| c.embedding.as_ref().map(Vec::len)))
+            .unwrap_or(0);
+        let mut rows: Vec<(u32, Vec<f32>)> = Vec::new();
+        let mut missing: Vec<usize> = Vec::new();
+        for (i, c) in chunks.iter_mut().enumerate() {
+            let owner = u32::try_from(i).unwrap_or(u32::MAX);
+            match c.embedding.take() {
+                Some(mut v) if v.len() == dims && dims > 0 => {
+                    normalize(&mut v);
+                    rows.push((owner, v));
+                }
+                Some(v) => {
+                    tracing::warn!(chunk = %c.id, len = v.len(), dims, "stored vector has the wrong size; ignored");
+                    missing.push(i);
+                }
+                None => missing.push(i),
+            }
+        }
+        if let Some(embedder) = embedder {
+            let mut to_embed: Vec<(u32, String)> = chunks
+                .iter()
+                .enumerate()
+                .filter_map(|(i, c)| Some((u32::try_from(i).ok()?, c.question.clone()?)))
+                .collect();
+            if missing.len() > options.embed_missing_limit {
+                tracing::warn!(
+                    missing = missing.len(),
+                    limit = options.embed_missing_limit,
+                    "too many chunks without vectors to embed at index time; only the first are"
+                );
+            }
+            for &i in missing.iter().take(options.embed_missing_limit) {
+                if let (Some(c), Ok(owner)) = (chunks.get(i), u32::try_from(i)) {
+                    to_embed.push((owner, embedding_text(c)));
+                }
+            }
+            if !to_embed.is_empty() {
+                let texts: Vec<String> = to_embed.iter().map(|(_, t)| t.clone()).collect();
+                let vectors = embedder.embed(&texts)?;
+                rows.extend(to_embed.into_iter().map(|(o, _)| o).zip(vectors));
+            }
+        }
+
+        let mut rows_of: Vec<Vec<u32>> = vec![Vec::new(); chunks.len()];
+        let dense = if rows.is_empty() || dims == 0 {
+            None
+        } else {
+            let mut flat = Vec::with_capacity(rows.len() * dims);
+            let mut owner = Vec::with_capacity(rows.len());
+            for (o, v) in rows {
+                if v.len() != dims {
+                    continue;
+                }
+                if let Some(r) = rows_of.get_mut(o as usize) {
+                    r.push(u32::try_from(owner.len()).unwrap_or(u32::MAX));
+                }
+                flat.extend(v);
+                owner.push(o);
+            }
+            Some(DenseIndex { dims, rows: flat, owner })
+        };
+        Ok(Self { chunks, bm25, dense, rows_of, options })
+    }
+
+    pub fn chunks(&self) -> &[ChunkRecord] {
+        &self.chunks
+    }
+
+    pub fn len(&self) -> usize {
+        self.chunks.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
+    }
+
+    /// Whether dense retrieval is available (the index holds vectors).
+    pub fn has_vectors(&self) -> bool {
+        self.dense.as_ref().is_some_and(|d| d.row_count() > 0)
+    }
+
+    /// Dimensions of the stored vectors, when there are any.
+    pub fn dims(&self) -> Option<usize> {
+        self.dense.as_ref().map(|d| d.dims)
+    }
+
+    /// The `k` best chunks for the query. `query_vec` is the query's unit vector from the same
+    /// model as the chunks'; without it (or without stored vectors) this is BM25 alone.
+    pub fn search(&self, query: &str, query_vec: Option<&[f32]>, k: usize) -> Vec<Hit> {
+        self.search_mode(query, query_vec, k, Mode::Hybrid)
+    }
+
+    /// [`HybridIndex::search`] restricted to one ranking, for evaluation.
+    pub fn search_mode(&self, query: &str, query_vec: Option<&[f32]>, k: usize, mode: Mode) -> Vec<Hit> {
+        if k == 0 || self.chunks.is_empty() {
+            return Vec::new();
+        }
+        let n = self.options.candidates.max(k);
+        let lexical = if mode == Mode::Dense { Vec::new() } else { self.bm25.search(query, n) };
+        let query_vec = query_vec.filter(|_| mode != Mode::Lexical);
+        let dense = match (&self.dense, query_vec) {
+            (Some(d), Some(q)) => d.search(q, self.chunks.len(), n),
+            _ => Vec::new(),
+        };
+        let use_dense = !dense.is_empty() || (mode == Mode::Dense);
+
+        // Union of candidates with both signals, computed exactly for each.
+        let mut cand: HashMap<usize, (Option<usize>, Option<usize>, f32, f32)> = HashMap::new();
+        for (rank, h) in lexical.iter().enumerate() {
+            cand.insert(h.doc, (Some(rank), None, h.score, h.coverage));
+        }
+        for (rank, h) in dense.iter().enumerate() {
+            cand.entry(h.doc).or_insert((None, None, 0.0, 0.0)).1 = Some(rank);
+        }
+        let top_bm25 = lexical.first().map(|h| h.score).filter(|s| *s > 0.0).unwrap_or(1.0);
+        let mut hits: Vec<Hit> = cand
+            .into_iter()
+            .map(|(chunk, (lex_rank, dense_rank, bm25, coverage))| {
+                let cos = match (use_dense, query_vec) {
+                    (true, Some(q)) => self.dense_score(chunk, q),
+                    _ => None,
+                };
+                let fused = match self.options.fusion {
+                    _ if mode == Mode::Lexical || !use_dense => bm25 / top_bm25,
+                    _ if mode == Mode::Dense => cos.unwrap_or(-1.0),
+                    Fusion::Rrf { k } => {
+                        let rr = |r: Option<usize>| r.map(|r| 1.0 / (k + r as f32 + 1.0)).unwrap_or(0.0);
+                        rr(lex_rank) + rr(dense_rank)
+                    }
+                    Fusion::Blend { dense_weight } => {
+                        (1.0 - dense_weight) * (bm25 / top_bm25) + dense_weight * cos.unwrap_or(0.0).max(0.0)
+                    }
+                };
+                let boost = match self.chunks.get(chunk) {
+                    Some(c) if c.kind == SourceKind::Qa => self.options.qa_boost,
+                    _ => 1.0,
+                };
+                Hit { chunk, score: fused * boost, lexical: coverage, dense: cos }
+            })
+            .collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.chunk.cmp(&b.chunk)));
+        hits.truncate(k);
+        hits
+    }
+
+    fn dense_score(&self, chunk: usize, query: &[f32]) -> Option<f32> {
+        let d = self.dense.as_ref()?;
+        self.rows_of
+            .get(chunk)?
+            .iter()
+            .filter_map(|&r| {
+                let start = r as usize * d.dims;
+                d.rows.get(start..start + d.dims).map(|row| dot(row, query))
+            })
+            .reduce(f32::max)
+    }
+
+    /// Owned passages for the hits, as answerers take them.
+    pub fn passages(&self, hits: &[Hit]) -> Vec<Passage> {
+        hits.iter()
+            .filter_map(|h| {
+                let c = self.chunks.get(h.chunk)?;
+                Some(Passage {
+                    chunk_id: c.id.clone(),
+                    source_id: c.source_id.clone(),
+                    kind: c.kind,
+                    title: c.title.clone(),
+                    url: c.url.clone(),
+                    page: c.page,
+                    content: c.content.clone(),
+                    question: c.question.clone(),
+                    score: h.score,
+                    confidence: h.confidence(),
+                })
+            })
+            .collect()
+    }
+}
+
+/// The text a chunk's stored vector is computed from (what ingestion should embed too).
+pub fn embedding_text(chunk: &ChunkRecord) -> String {
+    match &chunk.question {
+        Some(q) => format!("{q}\n{}", chunk.content),
+        None => chunk.content.clone(),
+    }
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum RetrievalError {
+    #[error("loading knowledge: {0}")]
+    Load(String),
+    #[error("index task failed: {0}")]
+    Task(String),
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+}
+
+/// Built indexes per (bot id, knowledge version), shared by every session on this node. A new
+/// version builds once (concurrent askers wait for the same build) on the blocking pool and
+/// evicts the bot's older version.
+pub struct IndexCache {
+    cache: Cache<(String, i64), Arc<HybridIndex>>,
+    latest: Mutex<HashMap<String, i64>>,
+    embedder: Option<Arc<dyn Embedder>>,
+    options: IndexOptions,
+}
+
+impl std::fmt::Debug for IndexCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IndexCache")
+            .field("entries", &self.cache.entry_count())
+            .field("dense", &self.embedder.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl IndexCache {
+    /// `max_chunks` bounds the memory held: indexes are weighed by their chunk count.
+    pub fn new(embedder: Option<Arc<dyn Embedder>>, options: IndexOptions, max_chunks: u64) -> Self {
+        let cache = Cache::builder()
+            .max_capacity(max_chunks)
+            .weigher(|_k: &(String, i64), v: &Arc<HybridIndex>| {
+                u32::try_from(v.len().saturating_add(1)).unwrap_or(u32::MAX)
+            })
+            .time_to_idle(Duration::from_secs(60 * 60))
+            .build();
+        Self { cache, latest: Mutex::new(HashMap::new()), embedder, options }
+    }
+
+    pub fn embedder(&self) -> Option<&Arc<dyn Embedder>> {
+        self.embedder.as_ref()
+    }
+
+    /// The bot's index at `version`, built from `load()` on first use.
+    pub async fn get_or_build<F, Fut, E>(
+        &self,
+        bot_id: &str,
+        version: i64,
+        load: F,
+    ) -> Result<Arc<HybridIndex>, RetrievalError>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<Vec<ChunkRecord>, E>>,
+        E: std::fmt::Display,
+    {
+        let key = (bot_id.to_string(), version);
+        let embedder = self.embedder.clone();
+        let options = self.options;
+        let index = self
+            .cache
+            .try_get_with(key, async move {
+                let chunks = load().await.map_err(|e| RetrievalError::Load(e.to_string()))?;
+                let built = tokio::task::spawn_blocking(move || {
+                    HybridIndex::build(chunks, embedder.as_deref(), options)
+                })
+                .await
+                .map_err(|e| RetrievalError::Task(e.to_string()))??;
+                Ok::<_, RetrievalError>(Arc::new(built))
+            })
+            .await
+            .map_err(|e| (*e).clone())?;
+        let stale = {
+            let mut latest = self.latest.lock().unwrap_or_else(|p| p.into_inner());
+            let entry = latest.entry(bot_id.to_string()).or_insert(version);
+            if *entry < version {
+                Some(std::mem::replace(entry, version))
+            } else {
+                None
+            }
+        };
+        if let Some(old) = stale {
+            self.cache.invalidate(&(bot_id.to_string(), old)).await;
+        }
+        Ok(index)
+    }
+
+    /// Drops every cached version of the bot (e.g. the bot was deleted).
+    pub async fn invalidate_bot(&self, bot_id: &str) {
+        let version = self.latest.lock().unwrap_or_else(|p| p.into_inner()).remove(bot_id);
+        if let Some(v) = version {
+            self.cache.invalidate(&(bot_id.to_string(), v)).await;
+        }
+    }
+
+    /// Embeds the query (on the blocking pool, when a model is loaded) and searches `index`.
+    /// An embedding failure degrades to BM25 for this query rather than failing the answer.
+    pub async fn search(
+        &self,
+        index: Arc<HybridIndex>,
+        query: &str,
+        k: usize,
+    ) -> Result<Vec<Passage>, RetrievalError> {
+        let embedder = self.embedder.clone().filter(|_| index.has_vectors());
+        let query = query.to_string();
+        tokio::task::spawn_blocking(move || {
+            let query_vec = embedder.and_then(|e| match e.embed(std::slice::from_ref(&query)) {
+                Ok(mut v) => v.pop(),
+                Err(err) => {
+                    tracing::warn!(error = %err, "query embedding failed; BM25 only for this query");
+                    None
+                }
+            });
+            let hits = index.search(&query, query_vec.as_deref(), k);
+            index.passages(&hits)
+        })
+        .await
+        .map_err(|e| RetrievalError::Task(e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn qa(id: &str, q: &str, a: &str) -> ChunkRecord {
+        ChunkRecord {
+            id: id.into(),
+            source_id: Some(format!("src-{id}")),
+            kind: SourceKind::Qa,
+            title: "FAQ".into(),
+            url: None,
+            page: None,
+            content: a.into(),
+            question: Some(q.into()),
+            embedding: None,
+        }
+    }
+
+    fn passage(id: &str, text: &str) -> ChunkRecord {
+        ChunkRecord {
+            id: id.into(),
+            source_id: Some("site".into()),
+            kind: SourceKind::Website,
+            title: "Help centre".into(),
+            url: Some(format!("https://shop.example/{id}")),
+            page: None,
+            content: text.into(),
+            question: None,
+            embedding: None,
+        }
+    }
+
+    /// A toy embedder: bag of hand-picked concepts, so dense tests run without the model.
+    struct Concepts;
+    const CONCEPTS: &[&[&str]] = &[
+        &["parcel", "shipping", "delivery", "arrive", "package", "ship"],
+        &["refund", "money", "return", "back"],
+        &["password", "login", "sign", "locked"],
+        &["invoice", "receipt", "billing", "vat"],
+    ];
+    impl Embedder for Concepts {
+        fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            Ok(texts
+                .iter()
+                .map(|t| {
+                    let t = t.to_lowercase();
+                    let mut v: Vec<f32> = CONCEPTS
+                        .iter()
+                        .map(|words| words.iter().filter(|w| t.contains(*w)).count() as f32)
+                        .collect();
+                    v.push(0.1);
+                    normalize(&mut v);
+                    v
+                })
+                .collect())
+        }
+        fn dims(&self) -> usize {
+            CONCEPTS.len() + 1
+        }
+    }
+
+    fn corpus() -> Vec<ChunkRecord> {
+        vec![
+            qa("q1", "How long does shipping take?", "Orders are delivered in 3-5 working days."),
+            qa("q2", "Can I get a refund?", "Yes, within 30 days of purchase."),
+            qa("q3", "I forgot my password", "Use the reset link on the sign-in page."),
+            passage("p1", "Our invoices include VAT and are emailed after each billing cycle."),
+            passage("p2", "We are a family business founded in 1998 in Bristol."),
+        ]
+    }
+
+    #[test]
+    fn bm25_only_when_there_is_no_model() {
+        let index = HybridIndex::build(corpus(), None, IndexOptions::default()).unwrap();
+        assert!(!index.has_vectors());
+        let hits = index.search("can I get a refund, please?", None, 3);
+        assert_eq!(index.chunks()[hits[0].chunk].id, "q2");
+        assert_eq!(hits[0].dense, None);
+        assert!(hits[0].confidence() > 0.9);
+        // A paraphrase sharing no word is out of reach of BM25.
+        assert!(index.search("when will my parcel arrive", None, 3).is_empty());
+    }
+
+    #[test]
+    fn dense_finds_the_paraphrase_bm25_misses() {
+        let index = HybridIndex::build(corpus(), Some(&Concepts), IndexOptions::default()).unwrap();
+        assert!(index.has_vectors());
+        let q = "when will my parcel arrive".to_string();
+        let qv = Concepts.embed(std::slice::from_ref(&q)).unwrap().remove(0);
+        let hits = index.search(&q, Some(&qv), 3);
+        assert_eq!(index.chunks()[hits[0].chunk].id, "q1");
+        assert!(hits[0].dense.unwrap() > 0.9);
+        let passages = index.passages(&hits);
+        assert_eq!(passages[0].content, "Orders are delivered in 3-5 working days.");
+        assert_eq!(passages[0].question.as_deref(), Some("How long does shipping take?"));
+    }
+
+    #[test]
+    fn hybrid_agrees_when_both_signals_agree_and_modes_are_separable() {
+        let index = HybridIndex::build(corpus(), Some(&Concepts), IndexOptions::default()).unwrap();
+        let q = "billing invoice with VAT".to_string();
+        let qv = Concepts.embed(std::slice::from_ref(&q)).unwrap().remove(0);
+        for mode in [Mode::Lexical, Mode::Dense, Mode::Hybrid] {
+            let hits = index.search_mode(&q, Some(&qv), 2, mode);
+            assert_eq!(index.chunks()[hits[0].chunk].id, "p1", "{mode:?}");
+            assert!(hits.len() <= 2);
+        }
+        // Lexical mode never reports dense similarity.
+        assert!(index.search_mode(&q, Some(&qv), 2, Mode::Lexical)[0].dense.is_none());
+    }
+
+    #[test]
+    fn rrf_fusion_also_works() {
+        let options = IndexOptions { fusion: Fusion::Rrf { k: 60.0 }, ..IndexOptions::default() };
+        let index = HybridIndex::build(corpus(), Some(&Concepts), options).unwrap();
+        let q = "money back".to_string();
+        let qv = Concepts.embed(std::slice::from_ref(&q)).unwrap().remove(0);
+        let hits = index.search(&q, Some(&qv), 1);
+        assert_eq!(index.chunks()[hits[0].chunk].id, "q2");
+    }
+
+    #[test]
+    fn stored_vectors_are_used_and_wrong_sized_ones_ignored() {
+        let mut chunks = corpus();
+        let texts: Vec<String> = chunks.iter().map(embedding_text).collect();
+        let vectors = Concepts.embed(&texts).unwrap();
+        for (c, v) in chunks.iter_mut().zip(vectors) {
+            c.embedding = Some(v);
+        }
+        chunks[4].embedding = Some(vec![1.0, 2.0]);
+        // No embedder at build: only the stored vectors (dims taken from them).
+        let index = HybridIndex::build(chunks, None, IndexOptions::default()).unwrap();
+        assert_eq!(index.dims(), Some(5));
+        let q = "parcel".to_string();
+        let qv = Concepts.embed(std::slice::from_ref(&q)).unwrap().remove(0);
+        let hits = index.search_mode(&q, Some(&qv), 5, Mode::Dense);
+        assert_eq!(index.chunks()[hits[0].chunk].id, "q1");
+        assert!(hits.iter().all(|h| index.chunks()[h.chunk].id != "p2"), "p2's vector was invalid");
+    }
+
+    #[tokio::test]
+    async fn cache_builds_once_per_version_and_evicts_the_old_one() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let cache = IndexCache::new(Some(Arc::new(Concepts)), IndexOptions::default(), 10_000);
+        let loads = AtomicUsize::new(0);
+        let load = || async {
+            loads.fetch_add(1, Ordering::SeqCst);
+            Ok::<_, String>(corpus())
+        };
+        let a = cache.get_or_build("bot", 1, load).await.unwrap();
+        let b = cache.get_or_build("bot", 1, load).await.unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        assert_eq!(loads.load(Ordering::SeqCst), 1);
+        let c = cache.get_or_build("bot", 2, load).await.unwrap();
+        assert!(!Arc::ptr_eq(&a, &c));
+        assert_eq!(loads.load(Ordering::SeqCst), 2);
+        cache.cache.run_pending_tasks().await;
+        assert!(cache.cache.get(&("bot".to_string(), 1)).await.is_none());
+
+        let passages = cache.search(c, "when will my parcel arrive", 2).await.unwrap();
+        assert_eq!(passages[0].chunk_id, "q1");
+        assert!(passages[0].confidence > 0.9);
+
+        let err = cache
+            .get_or_build("other", 1, || async { Err::<Vec<ChunkRecord>, _>("db down") })
+            .await
+            .unwrap_err();
+        assert!(matches!(err, RetrievalError::Load(m) if m == "db down"));
+        cache.invalidate_bot("bot").await;
+        cache.cache.run_pending_tasks().await;
+        assert_eq!(cache.cache.entry_count(), 0);
+    }
+}
