@@ -4,4 +4,5 @@
 pub mod answer;
 pub mod chat;
 pub mod ingest;
+pub mod knowledge_brain;
 pub mod retrieval;

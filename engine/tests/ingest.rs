@@ -305,6 +305,10 @@ impl Embedder for CountingEmbedder {
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
         Ok(texts.iter().map(|t| vec![t.len() as f32, t.matches(' ').count() as f32, 1.0]).collect())
     }
+
+    fn dims(&self) -> usize {
+        3
+    }
 }
 
 struct Fixture {

@@ -10,6 +10,13 @@ use actix_web::{web, App, HttpServer};
 use parley_config::Settings;
 use parley_store::Store;
 
+use std::time::Duration;
+
+use parley_engine::chat::{Engine, EngineSettings};
+use parley_engine::ingest::Trainer;
+use parley_engine::knowledge_brain::KnowledgeBrain;
+use parley_engine::retrieval::{IndexCache, IndexOptions};
+
 use crate::auth::oauth::PendingFlows;
 use crate::auth::{password, TokenKeys};
 use crate::error::{json_config, path_config, query_config};
@@ -26,6 +33,26 @@ pub enum StartError {
     Bind { addr: String, source: std::io::Error },
     #[error("{0}")]
     Other(String),
+}
+
+/// The live engine (with the knowledge brain: retrieval + the configured answerer) and the
+/// trainer, sharing one embedding model.
+fn build_engine(settings: &Settings, store: &Store) -> Result<(Engine, Trainer), StartError> {
+    // Logs whether retrieval is hybrid or BM25 only (no model files).
+    let embedder = parley_engine::retrieval::load_embedder(&settings.embeddings);
+    let cache = Arc::new(IndexCache::new(embedder.clone(), IndexOptions::default(), 2_000_000));
+    let answerer = parley_engine::answer::from_settings(&settings.llm).map_err(|e| StartError::Other(format!("llm: {e}")))?;
+    let brain = KnowledgeBrain::new(store.clone(), cache, answerer);
+    let engine = Engine::new(
+        store.clone(),
+        Arc::new(brain),
+        EngineSettings { reply_timeout: Duration::from_secs(settings.llm.timeout_secs.saturating_add(15)), arbiters: 2 },
+    );
+    let mut trainer = Trainer::new(store.clone(), settings);
+    if let Some(embedder) = embedder {
+        trainer = trainer.with_embedder(embedder);
+    }
+    Ok((engine, trainer))
 }
 
 pub struct Application {
@@ -46,10 +73,21 @@ impl Application {
         let dummy_hash = password::hash(&uuid::Uuid::new_v4().to_string())
             .await
             .map_err(|e| StartError::Other(e.message))?;
+        let (engine, trainer) = build_engine(&settings, &store)?;
         let listener = TcpListener::bind(&settings.addr)
             .map_err(|source| StartError::Bind { addr: settings.addr.clone(), source })?;
         let port = listener.local_addr().map_err(|e| StartError::Other(e.to_string()))?.port();
+        // Sources a crash left half-trained are trained again (or failed with a reason).
+        let resume = trainer.clone();
+        actix_web::rt::spawn(async move {
+            match resume.resume_unfinished().await {
+                Ok(summary) => tracing::info!("training resumed after start-up: {summary:?}"),
+                Err(e) => tracing::error!("resuming unfinished training: {e}"),
+            }
+        });
         let state = web::Data::from(Arc::new(AppState {
+            engine,
+            trainer,
             tokens: TokenKeys::new(&secret, settings.auth.token_ttl_hours),
             store,
             settings,

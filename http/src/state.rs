@@ -11,6 +11,8 @@ use crate::auth::TokenKeys;
 pub struct AppState {
     pub store: Store,
     pub engine: parley_engine::chat::Engine,
+    /// Turns training sources into indexed knowledge.
+    pub trainer: parley_engine::ingest::Trainer,
     pub settings: Settings,
     pub tokens: TokenKeys,
     pub oauth_flows: PendingFlows,

@@ -311,7 +311,7 @@ impl Trainer {
             let computed = tokio::task::spawn_blocking(move || {
                 let mut out: Vec<Vec<f32>> = Vec::with_capacity(texts.len());
                 for batch in texts.chunks(EMBED_BATCH) {
-                    let got = embedder.embed(batch).map_err(|e| IngestError::Embed(e.0))?;
+                    let got = embedder.embed(batch).map_err(|e| IngestError::Embed(e.to_string()))?;
                     if got.len() != batch.len() {
                         return Err(IngestError::Embed(format!("{} vectors for {} texts", got.len(), batch.len())));
                     }

@@ -180,6 +180,9 @@ pub async fn create(state: web::Data<AppState>, AuthUser(user): AuthUser, form: 
         .store
         .log_activity(Some(&user.id), Some(&bot.id), "bot", &format!("Created assistant {}", bot.name))
         .await?;
+    for source in state.store.all_sources(&bot.id).await? {
+        drop(state.trainer.spawn_source(source.id));
+    }
     Ok(HttpResponse::Created().json(json!({"bot": views::bot(&bot, Role::Owner)})))
 }
 

@@ -1,0 +1,140 @@
+//! The product's `Brain`: for each visitor turn, spend a credit of the owner's plan, retrieve
+//! from the bot's knowledge (hybrid index, cached per knowledge version), and let the configured
+//! answerer (extractive, or an OpenAI-compatible model) compose the reply with its citations.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use parley_store::bots::WidgetConfig;
+use parley_store::chat::Citation;
+use parley_store::Store;
+
+use crate::answer::{AnswerRequest, Answerer, Speaker, Turn};
+use crate::chat::{BotReply, Brain, BrainError, ReplyRequest};
+use crate::retrieval::{ChunkRecord, IndexCache, SourceKind};
+
+/// What a visitor is told when the owner's plan has no credits left (no model is called).
+pub const NO_CREDITS_REPLY: &str =
+    "This assistant has used all of its replies for this month. Please contact the business directly or try again later.";
+
+/// Passages handed to the answerer per question.
+const TOP_K: usize = 5;
+
+pub struct KnowledgeBrain {
+    store: Store,
+    cache: Arc<IndexCache>,
+    answerer: Arc<dyn Answerer>,
+}
+
+impl KnowledgeBrain {
+    pub fn new(store: Store, cache: Arc<IndexCache>, answerer: Arc<dyn Answerer>) -> Self {
+        KnowledgeBrain { store, cache, answerer }
+    }
+}
+
+fn failed(e: impl std::fmt::Display) -> BrainError {
+    BrainError(e.to_string())
+}
+
+/// The bot's chunks as the index takes them. A Q&A chunk is stored as its question (title) and
+/// "question\nanswer" (content); the index wants them apart to weigh the question.
+pub async fn load_records(store: &Store, bot_id: &str) -> Result<Vec<ChunkRecord>, parley_store::StoreError> {
+    let kinds: HashMap<String, String> = store.all_sources(bot_id).await?.into_iter().map(|s| (s.id, s.kind)).collect();
+    let chunks = store.bot_chunks(bot_id).await?;
+    Ok(chunks
+        .into_iter()
+        .map(|c| {
+            let (kind, question, content) = if c.qa_id.is_some() {
+                let answer = c.content.strip_prefix(&format!("{}\n", c.title)).unwrap_or(&c.content).to_string();
+                (SourceKind::Qa, Some(c.title.clone()), answer)
+            } else {
+                let kind = match c.source_id.as_ref().and_then(|id| kinds.get(id)).map(String::as_str) {
+                    Some("pdf") => SourceKind::Pdf,
+                    Some("website") => SourceKind::Website,
+                    _ => SourceKind::Text,
+                };
+                (kind, None, c.content.clone())
+            };
+            ChunkRecord {
+                id: c.id,
+                source_id: c.source_id.or(c.qa_id),
+                kind,
+                title: c.title,
+                url: c.url,
+                page: c.page.and_then(|p| u32::try_from(p).ok()),
+                content,
+                question,
+                embedding: c.embedding,
+            }
+        })
+        .collect())
+}
+
+fn turns(history: &[parley_store::models::ChatMessage], limit: usize) -> Vec<Turn> {
+    let start = history.len().saturating_sub(limit);
+    history
+        .get(start..)
+        .unwrap_or_default()
+        .iter()
+        .filter(|m| !m.is_error)
+        .filter_map(|m| {
+            let speaker = match m.role.as_str() {
+                "user" => Speaker::Visitor,
+                "bot" => Speaker::Bot,
+                "agent" => Speaker::Agent,
+                _ => return None,
+            };
+            Some(Turn { speaker, text: m.content.clone() })
+        })
+        .collect()
+}
+
+impl Brain for KnowledgeBrain {
+    fn reply(&self, request: ReplyRequest) -> BoxFuture<'static, Result<BotReply, BrainError>> {
+        let store = self.store.clone();
+        let cache = self.cache.clone();
+        let answerer = self.answerer.clone();
+        Box::pin(async move {
+            let bot = &request.bot;
+            if !store.spend_credit(&bot.owner_id).await.map_err(failed)? {
+                (request.deltas)(NO_CREDITS_REPLY.to_string());
+                return Ok(BotReply { text: NO_CREDITS_REPLY.into(), citations: Vec::new(), offer_handoff: true });
+            }
+            let loader_store = store.clone();
+            let bot_id = bot.id.clone();
+            let index = cache
+                .get_or_build(&bot.id, bot.knowledge_version, move || async move { load_records(&loader_store, &bot_id).await })
+                .await
+                .map_err(failed)?;
+            let passages = cache.search(index, &request.question, TOP_K).await.map_err(failed)?;
+            let widget = WidgetConfig::from_json(&bot.widget);
+            let history = turns(&request.history, usize::try_from(widget.message_history_limit).unwrap_or(100));
+            let handover = widget.enable_handover.then_some(widget.handover_message.as_str());
+            let deltas = &request.deltas;
+            let sink = move |text: &str| deltas(text.to_string());
+            let answer = answerer
+                .answer(
+                    AnswerRequest {
+                        system_prompt: &bot.system_prompt,
+                        question: &request.question,
+                        history: &history,
+                        passages: &passages,
+                        handover,
+                    },
+                    &sink,
+                )
+                .await
+                .map_err(failed)?;
+            Ok(BotReply {
+                text: answer.text,
+                citations: answer
+                    .citations
+                    .into_iter()
+                    .map(|c| Citation { title: c.title, url: c.url, page: c.page.and_then(|p| i32::try_from(p).ok()), source_id: c.source_id })
+                    .collect(),
+                offer_handoff: answer.offer_handoff,
+            })
+        })
+    }
+}
