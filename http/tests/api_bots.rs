@@ -141,8 +141,9 @@ async fn creation_with_icon_text_and_pdf_training(backend: parley_store::Backend
     assert_eq!(served.bytes().await.unwrap().to_vec(), png);
     let bot_id = body["bot"]["_id"].as_str().unwrap().to_string();
     let store = app.db.open().await.unwrap();
-    let sources = parley_store_sources(&store, &bot_id).await;
-    assert_eq!(sources, vec![("text".to_string(), "processing".to_string())]);
+    let sources = settled_sources(&store, &bot_id).await;
+    assert_eq!(sources, vec![("text".to_string(), "completed".to_string())], "the wizard's text is really trained");
+    assert!(!store.bot_chunks(&bot_id).await.unwrap().is_empty());
 
     let pdf = b"%PDF-1.4\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n".to_vec();
     let form = Form::new()
@@ -151,8 +152,11 @@ async fn creation_with_icon_text_and_pdf_training(backend: parley_store::Backend
         .part("faqFile", Part::bytes(pdf).file_name("faq.pdf"));
     let (status, body) = app.post_form("/api/bots", &token, form).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
-    let sources = parley_store_sources(&store, body["bot"]["_id"].as_str().unwrap()).await;
-    assert_eq!(sources, vec![("pdf".to_string(), "processing".to_string())]);
+    let pdf_bot = body["bot"]["_id"].as_str().unwrap().to_string();
+    let sources = settled_sources(&store, &pdf_bot).await;
+    assert_eq!(sources, vec![("pdf".to_string(), "failed".to_string())], "a broken PDF fails with a reason, it is not marked done");
+    let reason = store.sources_of_bot(&pdf_bot).await.unwrap()[0].error.clone();
+    assert!(reason.as_deref().is_some_and(|r| r.starts_with("the PDF could not be read")), "{reason:?}");
     // Training PDFs are private: not served.
     let private = walk(&app.db.data_dir().join("uploads/private"));
     assert_eq!(private.len(), 1);
@@ -162,6 +166,18 @@ async fn creation_with_icon_text_and_pdf_training(backend: parley_store::Backend
         let body = res.text().await.unwrap();
         assert!(!body.starts_with("%PDF"), "{path} must not serve the PDF");
     }
+}
+
+/// The sources once none is `processing` any more (training runs in the background).
+async fn settled_sources(store: &parley_store::Store, bot_id: &str) -> Vec<(String, String)> {
+    for _ in 0..200 {
+        let sources = parley_store_sources(store, bot_id).await;
+        if sources.iter().all(|(_, status)| status != "processing") {
+            return sources;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("sources still processing: {:?}", parley_store_sources(store, bot_id).await);
 }
 
 async fn parley_store_sources(store: &parley_store::Store, bot_id: &str) -> Vec<(String, String)> {
