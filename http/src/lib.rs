@@ -1,1 +1,3 @@
+//! Parley's front door.
 
+pub mod realtime;
