@@ -146,7 +146,7 @@ async fn join_team(w: &World, email: &str, name: &str, role: Role) -> Who {
 
 async fn say(w: &World, session: Option<&str>, text: &str) -> parley_engine::chat::TurnOutcome {
     w.engine
-        .visitor_message(VisitorMessage { bot_id: w.bot_id.clone(), session_id: session.map(str::to_string), text: text.into(), lead: None })
+        .visitor_message(VisitorMessage { bot_id: w.bot_id.clone(), session_id: session.map(str::to_string), text: text.into(), lead: None, ack_on_save: false })
         .await
         .unwrap()
 }
@@ -306,7 +306,7 @@ async fn limits_are_enforced_before_anything_is_saved(backend: Backend) {
     let long = "x".repeat(501);
     let err = w
         .engine
-        .visitor_message(VisitorMessage { bot_id: w.bot_id.clone(), session_id: None, text: long, lead: None })
+        .visitor_message(VisitorMessage { bot_id: w.bot_id.clone(), session_id: None, text: long, lead: None, ack_on_save: false })
         .await
         .unwrap_err();
     assert_eq!(err.to_string(), "Message is too long (501 characters; the limit is 500)");

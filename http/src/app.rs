@@ -95,6 +95,7 @@ impl Application {
             http,
             dummy_hash,
         }));
+        let io = crate::live::socket_server(state.clone());
         let server_state = state.clone();
         let server = HttpServer::new(move || {
             let state = server_state.clone();
@@ -110,6 +111,7 @@ impl Application {
                 )
                 .wrap(Compress::default())
                 .wrap(Logger::new("%r %s %Dms").exclude("/api/health"))
+                .configure(|cfg| crate::realtime::configure(cfg, io.clone()))
                 .configure(routes::configure)
                 .configure(|cfg| static_web::configure(cfg, &state))
         })

@@ -1,12 +1,19 @@
-//! Parley's front door: the REST API under `/api`, sign-in, the built web apps, and (with the
-//! real-time issue) the Socket.IO endpoint. `app::Application` is the one app factory.
+//! Parley's front door: the REST API under `/api`, sign-in, the built web apps, and the
+//! Engine.IO/Socket.IO endpoint. `app::Application` is the one app factory.
 
 pub mod app;
 pub mod auth;
 pub mod domain;
 pub mod error;
+pub mod live;
+pub mod realtime;
 pub mod routes;
 pub mod state;
 pub mod uploads;
 pub mod views;
 pub mod web;
+
+/// Locks a mutex whose guarded value stays consistent even if a holder panicked.
+pub(crate) fn realtime_lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}

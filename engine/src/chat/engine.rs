@@ -88,6 +88,8 @@ pub struct VisitorMessage {
     pub session_id: Option<String>,
     pub text: String,
     pub lead: Option<CustomerInfo>,
+    /// Return once the message is saved; the reply follows as a `new-message` event.
+    pub ack_on_save: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -221,7 +223,7 @@ impl Engine {
         for _ in 0..2 {
             let addr = self.registry.session(&session_id).await?;
             let (tx, rx) = oneshot::channel();
-            if addr.try_send(VisitorSays { text: text.clone(), reply: tx }).is_err() {
+            if addr.try_send(VisitorSays { text: text.clone(), ack_on_save: msg.ack_on_save, reply: tx }).is_err() {
                 // The actor retired between lookup and send; the next lookup starts a new one.
                 self.registry.retire_if_dead(&session_id);
                 continue;

@@ -53,7 +53,14 @@ pub struct Member {
 struct PendingTurn {
     question: String,
     user_message: ChatMessage,
-    reply: oneshot::Sender<Result<TurnOutcome, EngineError>>,
+    /// Who waits for the reply; `None` when the sender was answered once the message was saved.
+    reply: Option<oneshot::Sender<Result<TurnOutcome, EngineError>>>,
+}
+
+fn answer_turn(reply: Option<oneshot::Sender<Result<TurnOutcome, EngineError>>>, outcome: Result<TurnOutcome, EngineError>) {
+    if let Some(reply) = reply {
+        let _ = reply.send(outcome);
+    }
 }
 
 pub struct SessionActor {
@@ -118,7 +125,7 @@ impl SessionActor {
         let Some(turn) = self.turns.pop_front() else { return };
         if matches!(self.mode, Mode::WithAgent { .. }) {
             // An agent took over while this turn waited: the agent answers, not the AI.
-            let _ = turn.reply.send(Ok(TurnOutcome { session_id: self.id.clone(), user_message: message_view(&turn.user_message), reply: None, agent_connected: true, offer_handoff: false }));
+            answer_turn(turn.reply, Ok(TurnOutcome { session_id: self.id.clone(), user_message: message_view(&turn.user_message), reply: None, agent_connected: true, offer_handoff: false }));
             return self.run_next_turn(ctx);
         }
         self.busy = true;
@@ -166,7 +173,7 @@ impl SessionActor {
                     }
                     Err(e) => Err(EngineError::from(e)),
                 };
-                let _ = turn.reply.send(outcome);
+                answer_turn(turn.reply, outcome);
                 act.busy = false;
                 act.last_activity = Instant::now();
                 act.run_next_turn(ctx);
@@ -218,6 +225,8 @@ impl Actor for SessionActor {
 #[rtype(result = "()")]
 pub struct VisitorSays {
     pub text: String,
+    /// Answer as soon as the message is saved (the live channel), not after the bot's reply.
+    pub ack_on_save: bool,
     pub reply: oneshot::Sender<Result<TurnOutcome, EngineError>>,
 }
 
@@ -256,7 +265,13 @@ impl Handler<VisitorSays> for SessionActor {
                 let _ = msg.reply.send(Ok(TurnOutcome { session_id: act.id.clone(), user_message: view, reply: None, agent_connected: true, offer_handoff: false }));
                 return;
             }
-            act.turns.push_back(PendingTurn { question: msg.text, user_message: saved, reply: msg.reply });
+            let reply = if msg.ack_on_save {
+                let _ = msg.reply.send(Ok(TurnOutcome { session_id: act.id.clone(), user_message: view, reply: None, agent_connected: false, offer_handoff: false }));
+                None
+            } else {
+                Some(msg.reply)
+            };
+            act.turns.push_back(PendingTurn { question: msg.text, user_message: saved, reply });
             act.run_next_turn(ctx);
         }));
     }

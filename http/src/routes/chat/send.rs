@@ -44,7 +44,7 @@ pub async fn send(state: web::Data<AppState>, req: HttpRequest, body: web::Json<
     }
     let outcome = state
         .engine
-        .visitor_message(VisitorMessage { bot_id: body.bot_id.clone(), session_id, text: body.message, lead: body.lead_data })
+        .visitor_message(VisitorMessage { bot_id: body.bot_id.clone(), session_id, text: body.message, lead: body.lead_data, ack_on_save: false })
         .await?;
     let token = state.tokens.issue(&outcome.session_id, "visitor", Some(&body.bot_id))?;
     let ai_response = outcome.reply.as_ref().and_then(|r| r["content"].as_str()).map(str::to_string);

@@ -1,0 +1,133 @@
+// The real npm socket.io-client against the Rust server, over every transport mode.
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { io } from "socket.io-client";
+import { MODES, once, startServer } from "./helpers.mjs";
+
+let server;
+before(async () => {
+  server = await startServer();
+});
+after(() => server?.stop());
+
+for (const [mode, opts] of Object.entries(MODES)) {
+  describe(`socket.io-client (${mode})`, () => {
+    const clients = [];
+    const connect = (auth = { token: "good", name: "ada" }, path = "/", extra = {}) => {
+      const socket = io(server.url + path, {
+        ...opts,
+        auth,
+        forceNew: true,
+        reconnectionDelay: 100,
+        reconnectionDelayMax: 200,
+        randomizationFactor: 0,
+        ...extra,
+      });
+      clients.push(socket);
+      return socket;
+    };
+    after(() => clients.forEach((c) => c.disconnect()));
+
+    it("connects with auth accepted", async () => {
+      const socket = connect();
+      const [[id, auth]] = await Promise.all([once(socket, "welcome"), once(socket, "connect")]);
+      assert.equal(id, socket.id);
+      assert.deepEqual(auth, { token: "good", name: "ada" });
+      const name = await socket.emitWithAck("whoami");
+      assert.equal(name, "ada");
+      if (mode === "polling then upgrade") {
+        if (socket.io.engine.transport.name !== "websocket") await once(socket.io.engine, "upgrade");
+        assert.equal(socket.io.engine.transport.name, "websocket");
+        const again = await socket.emitWithAck("whoami");
+        assert.equal(again, "ada");
+      } else {
+        assert.equal(socket.io.engine.transport.name, opts.transports[0]);
+      }
+    });
+
+    it("is refused with a CONNECT_ERROR", async () => {
+      const socket = connect({ token: "bad" }, "/", { reconnection: false });
+      const [err] = await once(socket, "connect_error");
+      assert.equal(err.message, "unauthorized");
+      assert.deepEqual(err.data, { code: 401 });
+      assert.equal(socket.connected, false);
+    });
+
+    it("gets connect_error for an unknown namespace", async () => {
+      const socket = connect({}, "/nope", { reconnection: false });
+      const [err] = await once(socket, "connect_error");
+      assert.equal(err.message, "Invalid namespace");
+    });
+
+    it("sends events both ways", async () => {
+      const socket = connect();
+      await once(socket, "connect");
+      socket.emit("echo", 1, "2", { 3: [true] }, null);
+      const args = await once(socket, "echo-back");
+      assert.deepEqual(args, [1, "2", { 3: [true] }, null]);
+    });
+
+    it("acks both ways", async () => {
+      const socket = connect();
+      await once(socket, "connect");
+      // client → server ack
+      const reply = await new Promise((r) => socket.emit("echo-ack", "a", { b: [1, 2] }, (...args) => r(args)));
+      assert.deepEqual(reply, ["a", { b: [1, 2] }]);
+      const first = await socket.timeout(3000).emitWithAck("echo-ack", "only");
+      assert.equal(first, "only");
+      // server → client ack
+      socket.on("need-ack", (x, y, cb) => cb(x * 2, `${y}!`));
+      socket.emit("server-ack", 21, "hi");
+      const got = await once(socket, "got-ack");
+      assert.deepEqual(got, [42, "hi!"]);
+    });
+
+    it("carries binary both ways", async () => {
+      const socket = connect();
+      await once(socket, "connect");
+      socket.emit("echo", Buffer.from([1, 2, 3]), { nested: [Buffer.from([4, 5])], n: 1 });
+      const [buf, obj] = await once(socket, "echo-back");
+      assert.deepEqual([...new Uint8Array(buf)], [1, 2, 3]);
+      assert.deepEqual([...new Uint8Array(obj.nested[0])], [4, 5]);
+      assert.equal(obj.n, 1);
+      // binary ack
+      const ackBuf = await socket.emitWithAck("echo-ack", Buffer.from([9, 8]));
+      assert.deepEqual([...new Uint8Array(ackBuf)], [9, 8]);
+      // server-built binary payload
+      socket.emit("binary-please");
+      const [bin, text] = await once(socket, "binary");
+      assert.deepEqual([...new Uint8Array(bin.first)], [1, 2, 3]);
+      assert.deepEqual([...new Uint8Array(bin.nested[0])], [255]);
+      assert.equal(text, "text");
+    });
+
+    it("broadcasts to a room", async () => {
+      const a = connect();
+      const b = connect();
+      await Promise.all([once(a, "connect"), once(b, "connect")]);
+      await a.emitWithAck("join", `room-${mode}`);
+      b.emit("to-room", `room-${mode}`, { hello: "room" });
+      const [msg] = await once(a, "room-msg");
+      assert.deepEqual(msg, { hello: "room" });
+    });
+
+    it("is disconnected by the server and reconnects", async () => {
+      const socket = connect();
+      await once(socket, "connect");
+      const firstId = socket.id;
+      socket.emit("kick");
+      const [reason] = await once(socket, "disconnect");
+      assert.equal(reason, "io server disconnect");
+      socket.connect();
+      await once(socket, "connect");
+      assert.notEqual(socket.id, firstId);
+
+      // Closing the whole connection: the client reconnects by itself.
+      socket.emit("close-connection");
+      const [reason2] = await once(socket, "disconnect");
+      assert.ok(["transport close", "transport error"].includes(reason2), reason2);
+      await once(socket, "connect", 5000);
+      assert.equal(socket.connected, true);
+    });
+  });
+}

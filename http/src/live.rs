@@ -1,0 +1,280 @@
+//! The product's live channel: Socket.IO namespace `/` (with connection state recovery) wired
+//! to the chat engine. CONNECT authenticates (`{token}` for members, `{visitorToken}` for
+//! visitors); each event of spec 2 §7 becomes one engine call, answered by an ack
+//! (`{success, ...}` or `{success: false, error}`) and, on failure, an `error` event.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use actix::prelude::*;
+use actix_web::web;
+use parley_engine::chat::{Connection, EngineError, Push, VisitorMessage, Who};
+use parley_store::chat::{CustomerInfo, SessionFilter};
+use serde_json::{json, Value};
+
+use crate::realtime::{AckSender, ConnectError, Payload, RecoveryConfig, Socket, SocketIo};
+use crate::state::AppState;
+
+static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
+
+/// Forwards the engine's events to one socket, in the order they were sent.
+struct SocketSink(Socket);
+
+impl Actor for SocketSink {
+    type Context = Context<Self>;
+}
+
+impl Handler<Push> for SocketSink {
+    type Result = ();
+
+    fn handle(&mut self, msg: Push, ctx: &mut Self::Context) {
+        if !self.0.connected() {
+            ctx.stop();
+            return;
+        }
+        self.0.emit(msg.0.event_name(), vec![msg.0.payload()]);
+    }
+}
+
+/// What a socket keeps between events: its engine connection and the bot it watches.
+struct Live {
+    conn: Connection,
+    bot: Mutex<Option<String>>,
+}
+
+/// Builds the Socket.IO server for the product.
+pub fn socket_server(state: web::Data<AppState>) -> SocketIo {
+    let io = SocketIo::from_settings(&state.settings.realtime);
+    let recovery = RecoveryConfig { max_disconnection: Duration::from_secs(120), ..RecoveryConfig::default() };
+    io.ns_with_recovery("/", recovery, move |socket, auth| {
+        let state = state.clone();
+        async move { on_connect(state, socket, auth).await }
+    });
+    io
+}
+
+async fn identify(state: &AppState, auth: &Value) -> Result<Who, ConnectError> {
+    if let Some(token) = auth.get("token").and_then(Value::as_str) {
+        let claims = state.tokens.verify(token, "user").ok_or_else(|| ConnectError::new("Your session has expired, please sign in again"))?;
+        let user = state
+            .store
+            .user_by_id(&claims.sub)
+            .await
+            .map_err(|_| ConnectError::new("Please try again"))?
+            .ok_or_else(|| ConnectError::new("Your session has expired, please sign in again"))?;
+        let name = if user.name.is_empty() { user.email.clone() } else { user.name.clone() };
+        return Ok(Who::Member { user_id: user.id, name });
+    }
+    if let Some(token) = auth.get("visitorToken").and_then(Value::as_str) {
+        let claims = state.tokens.verify(token, "visitor").ok_or_else(|| ConnectError::new("This conversation has expired"))?;
+        let bot_id = claims.bot.ok_or_else(|| ConnectError::new("This conversation has expired"))?;
+        return Ok(Who::Visitor { session_id: claims.sub, bot_id });
+    }
+    Err(ConnectError::new("Authentication required"))
+}
+
+async fn on_connect(state: web::Data<AppState>, socket: Socket, auth: Value) -> Result<(), ConnectError> {
+    let who = identify(&state, &auth).await?;
+    let sink = SocketSink(socket.clone()).start().recipient();
+    let conn = Connection { id: NEXT_CONN.fetch_add(1, Ordering::Relaxed), who, sink };
+    state.engine.connect(&conn);
+    let live = Arc::new(Live { conn, bot: Mutex::new(None) });
+    for event in EVENTS {
+        let (state, live) = (state.clone(), live.clone());
+        socket.on(*event, move |socket, payload, ack| {
+            let (state, live) = (state.clone(), live.clone());
+            async move {
+                let result = handle(&state, &live, event, &payload).await;
+                answer(&socket, ack, result);
+            }
+        });
+    }
+    let (state_d, live_d) = (state.clone(), live.clone());
+    socket.on_disconnect(move |_, _| {
+        let (state, live) = (state_d.clone(), live_d.clone());
+        async move { state.engine.disconnect(live.conn.id) }
+    });
+    Ok(())
+}
+
+const EVENTS: &[&str] = &[
+    "join-session",
+    "join-as-agent",
+    "request-human-support",
+    "take-session",
+    "send-message",
+    "typing-start",
+    "typing-stop",
+    "typing",
+    "resolve-session",
+    "get-active-sessions",
+    "get-all-sessions",
+    "get-agent-sessions",
+    "transfer-session",
+    "update-agent-status",
+];
+
+fn answer(socket: &Socket, ack: Option<AckSender>, result: Result<Value, EngineError>) {
+    match result {
+        Ok(mut value) => {
+            if let Value::Object(map) = &mut value {
+                map.insert("success".into(), Value::Bool(true));
+            }
+            if let Some(ack) = ack {
+                ack.send(vec![value]);
+            }
+        }
+        Err(e) => {
+            let message = public_message(&e);
+            socket.emit("error", vec![json!({"message": message})]);
+            if let Some(ack) = ack {
+                ack.send(vec![json!({"success": false, "error": message})]);
+            }
+        }
+    }
+}
+
+fn public_message(e: &EngineError) -> String {
+    match e {
+        EngineError::Store(inner) => {
+            tracing::error!("live channel: {inner}");
+            "Something went wrong on our side".into()
+        }
+        EngineError::Gone => "Please try again".into(),
+        other => other.to_string(),
+    }
+}
+
+/// An argument by name from an object first argument, or by position (the old client sends
+/// both shapes).
+fn arg(payload: &Payload, index: usize, name: &str) -> Option<Value> {
+    match payload.args.first() {
+        Some(Value::Object(map)) => map.get(name).cloned(),
+        _ => payload.args.get(index).cloned(),
+    }
+}
+
+fn text_arg(payload: &Payload, index: usize, name: &str) -> Option<String> {
+    arg(payload, index, name).and_then(|v| v.as_str().map(str::to_string))
+}
+
+fn required(payload: &Payload, index: usize, name: &str) -> Result<String, EngineError> {
+    text_arg(payload, index, name).filter(|s| !s.is_empty()).ok_or_else(|| EngineError::Invalid(format!("{name} is required")))
+}
+
+fn bot_of(live: &Live, payload: &Payload) -> Result<String, EngineError> {
+    if let Some(bot) = text_arg(payload, 0, "botId").filter(|b| !b.is_empty()) {
+        return Ok(bot);
+    }
+    if let Who::Visitor { bot_id, .. } = &live.conn.who {
+        return Ok(bot_id.clone());
+    }
+    crate::realtime_lock(&live.bot).clone().ok_or_else(|| EngineError::Invalid("botId is required".into()))
+}
+
+fn user_of(live: &Live) -> Result<&str, EngineError> {
+    match &live.conn.who {
+        Who::Member { user_id, .. } => Ok(user_id),
+        Who::Visitor { .. } => Err(EngineError::Forbidden("Sign in as a team member for this".into())),
+    }
+}
+
+async fn handle(state: &AppState, live: &Live, event: &str, p: &Payload) -> Result<Value, EngineError> {
+    let engine = &state.engine;
+    let who = &live.conn.who;
+    match event {
+        "join-session" => {
+            let session_id = required(p, 0, "sessionId")?;
+            engine.join_session(&live.conn, &session_id).await?;
+            Ok(json!({"sessionId": session_id}))
+        }
+        "join-as-agent" => {
+            let bot_id = bot_of(live, p)?;
+            let queue = engine.join_as_agent(&live.conn, &bot_id).await?;
+            *crate::realtime_lock(&live.bot) = Some(bot_id);
+            Ok(json!({"sessions": queue}))
+        }
+        "request-human-support" => {
+            let session_id = required(p, 0, "sessionId")?;
+            let message = text_arg(p, 1, "message").unwrap_or_default();
+            let info = arg(p, 2, "customerInfo")
+                .or_else(|| arg(p, 2, "leadData"))
+                .and_then(|v| serde_json::from_value::<CustomerInfo>(v).ok())
+                .unwrap_or_default();
+            let session = engine.request_support(who, &session_id, &message, info).await?;
+            Ok(json!({"session": session}))
+        }
+        "take-session" => {
+            let session_id = required(p, 0, "sessionId")?;
+            let outcome = engine.take_session(who, &session_id).await?;
+            if !outcome.won {
+                return Err(EngineError::Refused("Failed to take session".into()));
+            }
+            engine.join_session(&live.conn, &session_id).await?;
+            Ok(json!({"session": outcome.session}))
+        }
+        "send-message" => {
+            let session_id = required(p, 0, "sessionId")?;
+            let text = text_arg(p, 1, "message").or_else(|| text_arg(p, 1, "text")).unwrap_or_default();
+            match who {
+                Who::Visitor { bot_id, session_id: own } => {
+                    if own != &session_id {
+                        return Err(EngineError::NotFound("Session"));
+                    }
+                    let outcome = engine
+                        .visitor_message(VisitorMessage { bot_id: bot_id.clone(), session_id: Some(session_id), text, lead: None, ack_on_save: true })
+                        .await?;
+                    Ok(json!({"message": outcome.user_message, "agentConnected": outcome.agent_connected}))
+                }
+                Who::Member { .. } => Ok(json!({"message": engine.agent_message(who, &session_id, &text).await?})),
+            }
+        }
+        "typing-start" | "typing-stop" | "typing" => {
+            let session_id = required(p, 0, "sessionId")?;
+            let is_typing = match event {
+                "typing-start" => true,
+                "typing-stop" => false,
+                _ => arg(p, 1, "isTyping").and_then(|v| v.as_bool()).unwrap_or(false),
+            };
+            engine.typing(who, &session_id, is_typing).await?;
+            Ok(json!({}))
+        }
+        "resolve-session" => {
+            let session_id = required(p, 0, "sessionId")?;
+            let rating = arg(p, 1, "rating").and_then(|v| v.as_i64()).and_then(|r| i32::try_from(r).ok());
+            let feedback = text_arg(p, 2, "feedback").or_else(|| text_arg(p, 2, "notes"));
+            Ok(json!({"session": engine.resolve(who, &session_id, rating, feedback).await?}))
+        }
+        "get-active-sessions" => {
+            let bot_id = bot_of(live, p)?;
+            let (sessions, _) = engine.sessions(user_of(live)?, &bot_id, SessionFilter::SupportQueue, 0, 500).await?;
+            live.conn.sink.do_send(Push(parley_engine::chat::ServerEvent::ActiveSupportSessions { sessions: sessions.clone() }));
+            Ok(json!({"sessions": sessions}))
+        }
+        "get-all-sessions" => {
+            let bot_id = bot_of(live, p)?;
+            let (sessions, _) = engine.sessions(user_of(live)?, &bot_id, SessionFilter::Open, 0, 500).await?;
+            live.conn.sink.do_send(Push(parley_engine::chat::ServerEvent::AllSessionsUpdate { sessions: sessions.clone() }));
+            Ok(json!({"sessions": sessions}))
+        }
+        "get-agent-sessions" => {
+            let bot_id = bot_of(live, p)?;
+            let (sessions, _) = engine.sessions(user_of(live)?, &bot_id, SessionFilter::AssignedTo, 0, 500).await?;
+            Ok(json!({"sessions": sessions}))
+        }
+        "transfer-session" => {
+            let session_id = required(p, 0, "sessionId")?;
+            let target = required(p, 1, "targetAgentId")?;
+            let reason = text_arg(p, 2, "reason").unwrap_or_default();
+            Ok(json!({"session": engine.transfer(who, &session_id, &target, &reason).await?}))
+        }
+        "update-agent-status" => {
+            let status = required(p, 0, "status")?;
+            user_of(live)?;
+            engine.set_agent_status(&live.conn, &status)?;
+            Ok(json!({"status": status}))
+        }
+        _ => Err(EngineError::Invalid(format!("Unknown event {event}"))),
+    }
+}

@@ -1,0 +1,160 @@
+//! Engine.IO v4 server: long-polling and WebSocket transports, the upgrade, heartbeats.
+//!
+//! One actix actor ([`session::EioSession`]) per Engine.IO session; it outlives a transport across
+//! the polling → websocket upgrade. Upper layers plug in through [`EngineHandler`] /
+//! [`ConnHandler`] and talk back through the cheap, cloneable [`EngineConn`].
+
+pub mod packet;
+pub mod server;
+pub mod session;
+pub mod transport_polling;
+pub mod transport_ws;
+
+use std::time::Duration;
+
+use actix::Addr;
+use bytes::Bytes;
+
+pub use server::EngineServer;
+
+/// Engine.IO settings.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    pub ping_interval: Duration,
+    pub ping_timeout: Duration,
+    pub max_payload: usize,
+    /// Packets buffered per connection before a client that cannot keep up is disconnected.
+    pub max_buffered_packets: usize,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            ping_interval: Duration::from_millis(25_000),
+            ping_timeout: Duration::from_millis(20_000),
+            max_payload: 1_000_000,
+            max_buffered_packets: 4096,
+        }
+    }
+}
+
+impl From<&parley_config::RealtimeSettings> for EngineConfig {
+    fn from(s: &parley_config::RealtimeSettings) -> Self {
+        EngineConfig {
+            ping_interval: Duration::from_millis(s.ping_interval_ms),
+            ping_timeout: Duration::from_millis(s.ping_timeout_ms),
+            max_payload: s.max_payload,
+            ..EngineConfig::default()
+        }
+    }
+}
+
+/// A message carried by Engine.IO (the `4` packet, or a binary frame).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Message {
+    Text(String),
+    Binary(Bytes),
+}
+
+/// Why a session closed (names follow the reference implementation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CloseReason {
+    /// The client closed the transport or sent a close packet.
+    TransportClose,
+    /// The transport failed (protocol error, invalid frame, duplicate poll...).
+    TransportError,
+    /// No pong within `pingTimeout`.
+    PingTimeout,
+    /// The payload exceeded `maxPayload` or the outbound buffer overflowed.
+    PayloadTooLarge,
+    /// The client could not keep up with outbound traffic.
+    SlowClient,
+    /// A packet could not be parsed.
+    ParseError,
+    /// Closed by the server.
+    ServerClose,
+}
+
+impl CloseReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CloseReason::TransportClose => "transport close",
+            CloseReason::TransportError => "transport error",
+            CloseReason::PingTimeout => "ping timeout",
+            CloseReason::PayloadTooLarge => "payload too large",
+            CloseReason::SlowClient => "slow client",
+            CloseReason::ParseError => "parse error",
+            CloseReason::ServerClose => "forced server close",
+        }
+    }
+}
+
+/// Creates the per-connection handler of an upper layer (Socket.IO, or the echo server).
+pub trait EngineHandler: Send + Sync + 'static {
+    fn on_open(&self, conn: EngineConn) -> Box<dyn ConnHandler>;
+}
+
+/// Per-connection callbacks, run inside the session actor: they must be quick and never block
+/// (spawn futures for real work).
+pub trait ConnHandler: 'static {
+    fn on_message(&mut self, msg: Message);
+    fn on_close(&mut self, reason: CloseReason);
+}
+
+/// Cheap, cloneable handle to one Engine.IO session.
+#[derive(Clone)]
+pub struct EngineConn {
+    pub(crate) sid: std::sync::Arc<str>,
+    pub(crate) addr: Addr<session::EioSession>,
+}
+
+impl std::fmt::Debug for EngineConn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EngineConn").field("sid", &self.sid).finish()
+    }
+}
+
+impl EngineConn {
+    pub fn sid(&self) -> &str {
+        &self.sid
+    }
+
+    /// Queues one message. Never blocks; a client that cannot keep up is disconnected.
+    pub fn send(&self, msg: Message) {
+        self.send_many(vec![msg]);
+    }
+
+    /// Queues messages that must go out together and in order.
+    pub fn send_many(&self, msgs: Vec<Message>) {
+        self.addr.do_send(session::Outgoing(msgs));
+    }
+
+    /// Closes the session (a close packet is sent when the transport allows).
+    pub fn close(&self) {
+        self.addr.do_send(session::ServerClose);
+    }
+
+    /// Whether the session actor is still running.
+    pub fn is_open(&self) -> bool {
+        self.addr.connected()
+    }
+}
+
+/// An Engine.IO echo server: every text or binary message is sent back (conformance tests).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct EchoHandler;
+
+struct EchoConn(EngineConn);
+
+impl EngineHandler for EchoHandler {
+    fn on_open(&self, conn: EngineConn) -> Box<dyn ConnHandler> {
+        Box::new(EchoConn(conn))
+    }
+}
+
+impl ConnHandler for EchoConn {
+    fn on_message(&mut self, msg: Message) {
+        self.0.send(msg);
+    }
+    fn on_close(&mut self, _reason: CloseReason) {}
+}

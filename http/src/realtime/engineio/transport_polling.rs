@@ -1,0 +1,86 @@
+//! HTTP long-polling transport: GET pulls queued packets, POST pushes packets.
+
+use std::sync::Arc;
+
+use actix_web::{web, HttpResponse};
+use futures_util::StreamExt as _;
+use tokio::sync::oneshot;
+
+use super::packet::{decode_payload, encode_payload, Packet};
+use super::server::{bad_request, new_sid, EngineServer};
+use super::session::{EioSession, Fail, Poll, Post};
+use super::{CloseReason, EngineConn};
+
+fn text(body: String) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/plain; charset=UTF-8")
+        .insert_header(("Cache-Control", "no-store"))
+        .body(body)
+}
+
+/// GET: the handshake (no sid) or a poll.
+pub(crate) async fn get(srv: &EngineServer, sid: Option<String>) -> HttpResponse {
+    let Some(sid) = sid else {
+        return handshake(srv);
+    };
+    let Some(addr) = srv.lookup(&sid) else {
+        return bad_request("Session ID unknown");
+    };
+    let (tx, rx) = oneshot::channel();
+    addr.do_send(Poll(tx));
+    match rx.await {
+        Ok(Ok(body)) => text(body),
+        _ => bad_request("Bad request"),
+    }
+}
+
+fn handshake(srv: &EngineServer) -> HttpResponse {
+    use actix::{Actor as _, AsyncContext as _};
+    let sid = new_sid();
+    let open = Packet::Open(srv.handshake_json(&sid, true));
+    let sid_arc: Arc<str> = Arc::from(sid.as_str());
+    let cfg = srv.cfg.clone();
+    let registry = srv.registry.clone();
+    let handler = srv.handler.clone();
+    let addr = EioSession::create(move |ctx| {
+        let conn = EngineConn {
+            sid: sid_arc.clone(),
+            addr: ctx.address(),
+        };
+        let h = handler.on_open(conn);
+        EioSession::new(sid_arc, cfg, registry, h, None)
+    });
+    srv.insert(&sid, addr);
+    text(encode_payload(&[open]))
+}
+
+/// POST: packets from the client; `ok` on success.
+pub(crate) async fn post(srv: &EngineServer, sid: &str, mut body: web::Payload) -> HttpResponse {
+    let Some(addr) = srv.lookup(sid) else {
+        return bad_request("Session ID unknown");
+    };
+    let max = srv.cfg.max_payload;
+    let mut buf = web::BytesMut::new();
+    while let Some(chunk) = body.next().await {
+        let Ok(chunk) = chunk else {
+            addr.do_send(Fail(CloseReason::TransportError));
+            return bad_request("Bad request");
+        };
+        if buf.len() + chunk.len() > max {
+            addr.do_send(Fail(CloseReason::PayloadTooLarge));
+            return HttpResponse::PayloadTooLarge().finish();
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    let packets = std::str::from_utf8(&buf)
+        .ok()
+        .and_then(|s| decode_payload(s).ok());
+    let Some(packets) = packets else {
+        addr.do_send(Fail(CloseReason::ParseError));
+        return bad_request("Bad request");
+    };
+    match addr.send(Post(packets)).await {
+        Ok(Ok(())) => text("ok".to_owned()),
+        _ => bad_request("Bad request"),
+    }
+}

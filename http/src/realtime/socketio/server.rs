@@ -1,0 +1,353 @@
+//! The Socket.IO server: namespaces, and the per-connection packet router that runs inside the
+//! Engine.IO session actor.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use bytes::Bytes;
+use serde_json::Value;
+
+use super::namespace::{BroadcastOperator, ConnectHandler, Namespace};
+use super::packet::{placeholders_valid, Packet, PacketType};
+use super::socket::{ConnectError, DisconnectReason, Socket};
+use super::{Extensions, Payload};
+use crate::realtime::engineio::server::new_sid;
+use crate::realtime::engineio::{
+    CloseReason, ConnHandler, EngineConfig, EngineConn, EngineHandler, EngineServer, Message,
+};
+use crate::realtime::lock;
+use crate::realtime::recovery::RecoveryConfig;
+
+/// Most attachments accepted on one packet.
+const MAX_ATTACHMENTS: usize = 1000;
+
+struct ServerInner {
+    connect_timeout: Duration,
+    namespaces: RwLock<HashMap<String, Namespace>>,
+    engine: EngineServer,
+}
+
+/// A Socket.IO server. Cheap to clone; mount it with [`crate::realtime::configure`].
+#[derive(Clone)]
+pub struct SocketIo {
+    inner: Arc<ServerInner>,
+}
+
+impl std::fmt::Debug for SocketIo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SocketIo").finish()
+    }
+}
+
+struct Router {
+    server: std::sync::Weak<ServerInner>,
+}
+
+impl EngineHandler for Router {
+    fn on_open(&self, conn: EngineConn) -> Box<dyn ConnHandler> {
+        let shared = Arc::new(ConnShared::default());
+        if let Some(server) = self.server.upgrade() {
+            let timeout = server.connect_timeout;
+            let shared2 = shared.clone();
+            let conn2 = conn.clone();
+            actix_web::rt::spawn(async move {
+                tokio::time::sleep(timeout).await;
+                if !shared2.any_connected.load(Ordering::Relaxed) {
+                    conn2.close();
+                }
+            });
+        }
+        Box::new(SioConn {
+            server: self.server.clone(),
+            conn,
+            shared,
+            partial: None,
+        })
+    }
+}
+
+impl SocketIo {
+    /// A server with the given Engine.IO settings and connect timeout.
+    pub fn new(engine: EngineConfig, connect_timeout: Duration) -> Self {
+        let inner = Arc::new_cyclic(|weak: &std::sync::Weak<ServerInner>| ServerInner {
+            connect_timeout,
+            namespaces: RwLock::new(HashMap::new()),
+            engine: EngineServer::new(
+                engine,
+                Arc::new(Router {
+                    server: weak.clone(),
+                }),
+            ),
+        });
+        SocketIo { inner }
+    }
+
+    /// A server configured from the `[realtime]` settings.
+    pub fn from_settings(settings: &parley_config::RealtimeSettings) -> Self {
+        SocketIo::new(
+            EngineConfig::from(settings),
+            Duration::from_millis(settings.connect_timeout_ms),
+        )
+    }
+
+    /// Adds (or replaces) namespace `path`. `on_connect` gets the socket and the CONNECT `auth`
+    /// JSON (`{}` when absent); it registers the socket's handlers and may refuse the connection.
+    /// Emits made before it returns go out after the CONNECT reply.
+    pub fn ns<F, Fut>(&self, path: &str, on_connect: F) -> Namespace
+    where
+        F: Fn(Socket, Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), ConnectError>> + Send + 'static,
+    {
+        self.add_ns(path, None, on_connect)
+    }
+
+    /// Like [`SocketIo::ns`], with connection state recovery on.
+    pub fn ns_with_recovery<F, Fut>(&self, path: &str, recovery: RecoveryConfig, on_connect: F) -> Namespace
+    where
+        F: Fn(Socket, Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), ConnectError>> + Send + 'static,
+    {
+        self.add_ns(path, Some(recovery), on_connect)
+    }
+
+    fn add_ns<F, Fut>(&self, path: &str, recovery: Option<RecoveryConfig>, on_connect: F) -> Namespace
+    where
+        F: Fn(Socket, Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), ConnectError>> + Send + 'static,
+    {
+        let path = normalize(path);
+        let handler: ConnectHandler = Arc::new(move |s, auth| Box::pin(on_connect(s, auth)));
+        let ns = Namespace::new(path.clone(), handler, recovery);
+        if let Ok(mut map) = self.inner.namespaces.write() {
+            map.insert(path, ns.clone());
+        }
+        ns
+    }
+
+    /// Namespace `path`, if defined.
+    pub fn of(&self, path: &str) -> Option<Namespace> {
+        self.inner.namespaces.read().ok()?.get(&normalize(path)).cloned()
+    }
+
+    /// Broadcast to `room` of the main namespace (a no-op if `/` is not defined).
+    pub fn to(&self, room: impl Into<String>) -> Option<BroadcastOperator> {
+        self.of("/").map(|ns| ns.to(room))
+    }
+
+    /// The underlying Engine.IO server (to mount elsewhere, or for stats).
+    pub fn engine(&self) -> &EngineServer {
+        &self.inner.engine
+    }
+}
+
+fn normalize(path: &str) -> String {
+    if path.starts_with('/') {
+        path.to_owned()
+    } else {
+        format!("/{path}")
+    }
+}
+
+#[derive(Default)]
+pub(crate) struct ConnShared {
+    /// Namespace path → socket (connecting or connected).
+    sockets: Mutex<HashMap<String, Socket>>,
+    any_connected: AtomicBool,
+}
+
+impl ConnShared {
+    pub(crate) fn remove(&self, nsp: &str, id: &str) {
+        let mut map = lock(&self.sockets);
+        if map.get(nsp).is_some_and(|s| s.id() == id) {
+            map.remove(nsp);
+        }
+    }
+
+    fn get(&self, nsp: &str) -> Option<Socket> {
+        lock(&self.sockets).get(nsp).cloned()
+    }
+}
+
+/// Per-connection Socket.IO state, run inside the Engine.IO actor.
+struct SioConn {
+    server: std::sync::Weak<ServerInner>,
+    conn: EngineConn,
+    shared: Arc<ConnShared>,
+    /// A binary packet waiting for its attachments.
+    partial: Option<(Packet, Vec<Bytes>)>,
+}
+
+impl SioConn {
+    fn fail(&mut self) {
+        self.partial = None;
+        self.conn.close();
+    }
+
+    fn on_packet(&mut self, packet: Packet, binary: Vec<Bytes>) {
+        match packet.kind {
+            PacketType::Connect => self.on_connect(packet),
+            PacketType::Disconnect => {
+                let socket = lock(&self.shared.sockets).remove(&packet.nsp);
+                if let Some(socket) = socket {
+                    socket.closed(DisconnectReason::ClientNamespaceDisconnect);
+                }
+            }
+            PacketType::Event | PacketType::BinaryEvent => {
+                let Some(Value::Array(args)) = packet.data else {
+                    return self.fail();
+                };
+                if let Some(socket) = self.shared.get(&packet.nsp).filter(Socket::connected) {
+                    socket.dispatch_event(Payload::with_binary(args, binary), packet.id);
+                }
+            }
+            PacketType::Ack | PacketType::BinaryAck => {
+                let (Some(Value::Array(args)), Some(id)) = (packet.data, packet.id) else {
+                    return self.fail();
+                };
+                if let Some(socket) = self.shared.get(&packet.nsp) {
+                    socket.resolve_ack(id, Payload::with_binary(args, binary));
+                }
+            }
+            PacketType::ConnectError => self.fail(),
+        }
+    }
+
+    fn on_connect(&mut self, packet: Packet) {
+        let nsp = packet.nsp;
+        let Some(server) = self.server.upgrade() else {
+            return self.fail();
+        };
+        let ns = server.namespaces.read().ok().and_then(|m| m.get(&nsp).cloned());
+        let Some(ns) = ns else {
+            let err = Packet::new(
+                PacketType::ConnectError,
+                &nsp,
+                Some(ConnectError::new("Invalid namespace").to_json()),
+            );
+            self.conn.send(Message::Text(err.encode()));
+            return;
+        };
+        if self.shared.get(&nsp).is_some() {
+            return; // already connected (or connecting) to this namespace
+        }
+        let mut auth = match packet.data {
+            Some(Value::Object(map)) => map,
+            _ => serde_json::Map::new(),
+        };
+        let mut restored = None;
+        if let Some(store) = ns.recovery() {
+            let pid = auth.remove("pid");
+            let offset = auth.remove("offset");
+            if let (Some(Value::String(pid)), Some(Value::String(offset))) = (pid, offset) {
+                restored = store.restore(&pid, &offset);
+            }
+        }
+        let (id, pid, ext, rooms, replay, recovered) = match restored {
+            Some((session, missed)) => (
+                session.sid,
+                Some(session.pid),
+                session.ext,
+                session.rooms,
+                missed,
+                true,
+            ),
+            None => (
+                new_sid(),
+                ns.recovery_enabled().then(new_sid),
+                Extensions::default(),
+                Default::default(),
+                Vec::new(),
+                false,
+            ),
+        };
+        let auth = Value::Object(auth);
+        let socket = Socket::new(
+            id.clone(),
+            pid.clone(),
+            ns.clone(),
+            self.conn.clone(),
+            self.shared.clone(),
+            auth.clone(),
+            recovered,
+            ext,
+        );
+        lock(&self.shared.sockets).insert(nsp.clone(), socket.clone());
+        ns.add_socket(socket.clone());
+        socket.join(id.clone());
+        for room in rooms {
+            socket.join(room);
+        }
+        let handler = ns.connect_handler();
+        let shared = self.shared.clone();
+        let conn = self.conn.clone();
+        actix_web::rt::spawn(async move {
+            match handler(socket.clone(), auth).await {
+                Ok(()) => {
+                    let mut reply = serde_json::json!({ "sid": id });
+                    if let (Some(pid), Value::Object(map)) = (pid, &mut reply) {
+                        map.insert("pid".into(), Value::String(pid));
+                    }
+                    shared.any_connected.store(true, Ordering::Relaxed);
+                    socket.mark_connected(Packet::new(PacketType::Connect, &nsp, Some(reply)), replay);
+                }
+                Err(err) => {
+                    shared.remove(&nsp, &id);
+                    socket.closed(DisconnectReason::ServerNamespaceDisconnect);
+                    let packet = Packet::new(PacketType::ConnectError, &nsp, Some(err.to_json()));
+                    conn.send(Message::Text(packet.encode()));
+                }
+            }
+        });
+    }
+}
+
+impl ConnHandler for SioConn {
+    fn on_message(&mut self, msg: Message) {
+        match msg {
+            Message::Text(text) => {
+                if self.partial.is_some() {
+                    return self.fail();
+                }
+                let Ok(packet) = Packet::decode(&text) else {
+                    return self.fail();
+                };
+                if packet.kind.is_binary() {
+                    let valid = packet.attachments <= MAX_ATTACHMENTS
+                        && packet
+                            .data
+                            .as_ref()
+                            .is_some_and(|d| placeholders_valid(d, packet.attachments));
+                    if !valid {
+                        return self.fail();
+                    }
+                    if packet.attachments > 0 {
+                        self.partial = Some((packet, Vec::new()));
+                        return;
+                    }
+                }
+                self.on_packet(packet, Vec::new());
+            }
+            Message::Binary(data) => {
+                let Some((packet, mut bins)) = self.partial.take() else {
+                    return self.fail();
+                };
+                bins.push(data);
+                if bins.len() == packet.attachments {
+                    self.on_packet(packet, bins);
+                } else {
+                    self.partial = Some((packet, bins));
+                }
+            }
+        }
+    }
+
+    fn on_close(&mut self, reason: CloseReason) {
+        let sockets: Vec<Socket> = lock(&self.shared.sockets).drain().map(|(_, s)| s).collect();
+        for socket in sockets {
+            socket.closed(DisconnectReason::Transport(reason));
+        }
+    }
+}

@@ -1,0 +1,470 @@
+//! The server-side socket handle: one per (Engine.IO connection, namespace).
+
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use super::namespace::{BroadcastOperator, Namespace};
+use super::packet::{Packet, PacketType};
+use super::server::ConnShared;
+use super::{Extensions, Payload};
+use crate::realtime::engineio::{CloseReason, EngineConn, Message};
+use crate::realtime::lock;
+
+pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+pub(crate) type EventHandler =
+    Arc<dyn Fn(Socket, Payload, Option<AckSender>) -> BoxFuture<()> + Send + Sync>;
+pub(crate) type DisconnectHandler =
+    Arc<dyn Fn(Socket, DisconnectReason) -> BoxFuture<()> + Send + Sync>;
+
+/// A refusal of a CONNECT: sent as `44{"message":…,"data":…}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConnectError {
+    pub message: String,
+    pub data: Option<Value>,
+}
+
+impl ConnectError {
+    pub fn new(message: impl Into<String>) -> Self {
+        ConnectError {
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    pub(crate) fn to_json(&self) -> Value {
+        let mut v = serde_json::json!({ "message": self.message });
+        if let (Some(data), Value::Object(map)) = (&self.data, &mut v) {
+            map.insert("data".into(), data.clone());
+        }
+        v
+    }
+}
+
+/// Why a socket left its namespace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DisconnectReason {
+    /// The client sent DISCONNECT for this namespace.
+    ClientNamespaceDisconnect,
+    /// The server called [`Socket::disconnect`].
+    ServerNamespaceDisconnect,
+    /// The Engine.IO connection closed.
+    Transport(CloseReason),
+}
+
+impl DisconnectReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DisconnectReason::ClientNamespaceDisconnect => "client namespace disconnect",
+            DisconnectReason::ServerNamespaceDisconnect => "server namespace disconnect",
+            DisconnectReason::Transport(r) => r.as_str(),
+        }
+    }
+
+    pub(crate) fn recoverable(self) -> bool {
+        matches!(
+            self,
+            DisconnectReason::Transport(
+                CloseReason::TransportClose | CloseReason::TransportError | CloseReason::PingTimeout
+            )
+        )
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AckError {
+    #[error("acknowledgement timed out")]
+    Timeout,
+    #[error("socket disconnected")]
+    Disconnected,
+}
+
+/// Answers one client acknowledgement request (consumed by sending).
+pub struct AckSender {
+    socket: Socket,
+    id: u64,
+}
+
+impl std::fmt::Debug for AckSender {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AckSender").field("id", &self.id).finish()
+    }
+}
+
+impl AckSender {
+    pub fn send(self, args: Vec<Value>) {
+        self.send_payload(Payload::new(args));
+    }
+
+    pub fn send_payload(self, payload: Payload) {
+        let kind = if payload.binary.is_empty() {
+            PacketType::Ack
+        } else {
+            PacketType::BinaryAck
+        };
+        let mut packet = Packet::new(kind, self.socket.ns().path(), Some(Value::Array(payload.args)));
+        packet.id = Some(self.id);
+        packet.attachments = payload.binary.len();
+        self.socket.send_packet(packet, payload.binary);
+    }
+}
+
+struct SockState {
+    connected: bool,
+    closed: bool,
+    buffer: Vec<Vec<Message>>,
+}
+
+pub(crate) struct SocketInner {
+    id: String,
+    pid: Option<String>,
+    ns: Namespace,
+    conn: EngineConn,
+    shared: Arc<ConnShared>,
+    auth: Value,
+    recovered: bool,
+    state: Mutex<SockState>,
+    handlers: RwLock<HashMap<String, EventHandler>>,
+    fallback: RwLock<Option<EventHandler>>,
+    on_disconnect: Mutex<Vec<DisconnectHandler>>,
+    acks: Mutex<HashMap<u64, oneshot::Sender<Payload>>>,
+    next_ack: AtomicU64,
+    rooms: Mutex<HashSet<String>>,
+    ext: Extensions,
+}
+
+/// A connected client in one namespace. Cheap to clone; every method is non-blocking.
+#[derive(Clone)]
+pub struct Socket {
+    inner: Arc<SocketInner>,
+}
+
+impl std::fmt::Debug for Socket {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Socket")
+            .field("id", &self.inner.id)
+            .field("nsp", &self.inner.ns.path())
+            .finish()
+    }
+}
+
+impl Socket {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        id: String,
+        pid: Option<String>,
+        ns: Namespace,
+        conn: EngineConn,
+        shared: Arc<ConnShared>,
+        auth: Value,
+        recovered: bool,
+        ext: Extensions,
+    ) -> Socket {
+        Socket {
+            inner: Arc::new(SocketInner {
+                id,
+                pid,
+                ns,
+                conn,
+                shared,
+                auth,
+                recovered,
+                state: Mutex::new(SockState {
+                    connected: false,
+                    closed: false,
+                    buffer: Vec::new(),
+                }),
+                handlers: RwLock::new(HashMap::new()),
+                fallback: RwLock::new(None),
+                on_disconnect: Mutex::new(Vec::new()),
+                acks: Mutex::new(HashMap::new()),
+                next_ack: AtomicU64::new(0),
+                rooms: Mutex::new(HashSet::new()),
+                ext,
+            }),
+        }
+    }
+
+    /// The socket id (sent to the client in the CONNECT reply; kept across recovery).
+    pub fn id(&self) -> &str {
+        &self.inner.id
+    }
+
+    /// The Engine.IO session id of the underlying connection.
+    pub fn engine_sid(&self) -> &str {
+        self.inner.conn.sid()
+    }
+
+    pub fn ns(&self) -> &Namespace {
+        &self.inner.ns
+    }
+
+    /// The CONNECT `auth` payload (without recovery fields).
+    pub fn auth(&self) -> &Value {
+        &self.inner.auth
+    }
+
+    /// Whether this socket's state was recovered after a short disconnection.
+    pub fn recovered(&self) -> bool {
+        self.inner.recovered
+    }
+
+    pub(crate) fn pid(&self) -> Option<&str> {
+        self.inner.pid.as_deref()
+    }
+
+    /// Typed data attached to this socket (e.g. the authenticated user).
+    pub fn data(&self) -> &Extensions {
+        &self.inner.ext
+    }
+
+    pub fn connected(&self) -> bool {
+        let st = lock(&self.inner.state);
+        st.connected && !st.closed
+    }
+
+    /// Registers the handler of `event`. It runs as a spawned future.
+    pub fn on<F, Fut>(&self, event: impl Into<String>, handler: F)
+    where
+        F: Fn(Socket, Payload, Option<AckSender>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let h: EventHandler = Arc::new(move |s, p, a| Box::pin(handler(s, p, a)));
+        if let Ok(mut map) = self.inner.handlers.write() {
+            map.insert(event.into(), h);
+        }
+    }
+
+    /// Handles events with no specific handler; the event name is `payload.args[0]`.
+    pub fn on_any<F, Fut>(&self, handler: F)
+    where
+        F: Fn(Socket, Payload, Option<AckSender>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let h: EventHandler = Arc::new(move |s, p, a| Box::pin(handler(s, p, a)));
+        if let Ok(mut slot) = self.inner.fallback.write() {
+            *slot = Some(h);
+        }
+    }
+
+    pub fn on_disconnect<F, Fut>(&self, handler: F)
+    where
+        F: Fn(Socket, DisconnectReason) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let h: DisconnectHandler = Arc::new(move |s, r| Box::pin(handler(s, r)));
+        lock(&self.inner.on_disconnect).push(h);
+    }
+
+    /// Emits `event` with JSON arguments.
+    pub fn emit(&self, event: &str, args: Vec<Value>) {
+        self.emit_payload(event, Payload::new(args));
+    }
+
+    /// Emits `event` with arguments and binary attachments.
+    pub fn emit_payload(&self, event: &str, payload: Payload) {
+        let mut data = event_data(event, payload);
+        if let Some(store) = self.inner.ns.recovery() {
+            store.append(&[self.inner.id.clone()], &[], &mut data);
+        }
+        self.send_event(data, None);
+    }
+
+    /// Emits `event` and waits for the client's acknowledgement.
+    pub async fn emit_with_ack(
+        &self,
+        event: &str,
+        payload: Payload,
+        timeout: Duration,
+    ) -> Result<Payload, AckError> {
+        let id = self.inner.next_ack.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        lock(&self.inner.acks).insert(id, tx);
+        self.send_event(event_data(event, payload), Some(id));
+        let res = tokio::time::timeout(timeout, rx).await;
+        lock(&self.inner.acks).remove(&id);
+        match res {
+            Ok(Ok(p)) => Ok(p),
+            Ok(Err(_)) => Err(AckError::Disconnected),
+            Err(_) => Err(AckError::Timeout),
+        }
+    }
+
+    /// Sends an event packet whose data is `[event, ...args]` (already carrying any offset).
+    pub(crate) fn send_event(&self, data: Payload, ack: Option<u64>) {
+        let kind = if data.binary.is_empty() {
+            PacketType::Event
+        } else {
+            PacketType::BinaryEvent
+        };
+        let mut packet = Packet::new(kind, self.inner.ns.path(), Some(Value::Array(data.args)));
+        packet.id = ack;
+        packet.attachments = data.binary.len();
+        self.send_packet(packet, data.binary);
+    }
+
+    pub(crate) fn send_packet(&self, packet: Packet, binary: Vec<bytes::Bytes>) {
+        let mut msgs = Vec::with_capacity(1 + binary.len());
+        msgs.push(Message::Text(packet.encode()));
+        msgs.extend(binary.into_iter().map(Message::Binary));
+        let mut st = lock(&self.inner.state);
+        if st.closed {
+            return;
+        }
+        if st.connected {
+            self.inner.conn.send_many(msgs);
+        } else {
+            st.buffer.push(msgs);
+        }
+    }
+
+    /// Sends the CONNECT reply, then `replay`, then whatever was emitted meanwhile.
+    pub(crate) fn mark_connected(&self, reply: Packet, replay: Vec<Payload>) {
+        let mut st = lock(&self.inner.state);
+        if st.closed {
+            return;
+        }
+        self.inner.conn.send(Message::Text(reply.encode()));
+        for data in replay {
+            let kind = if data.binary.is_empty() {
+                PacketType::Event
+            } else {
+                PacketType::BinaryEvent
+            };
+            let mut packet = Packet::new(kind, self.inner.ns.path(), Some(Value::Array(data.args)));
+            packet.attachments = data.binary.len();
+            let mut msgs = vec![Message::Text(packet.encode())];
+            msgs.extend(data.binary.into_iter().map(Message::Binary));
+            self.inner.conn.send_many(msgs);
+        }
+        for msgs in st.buffer.drain(..) {
+            self.inner.conn.send_many(msgs);
+        }
+        st.connected = true;
+    }
+
+    pub(crate) fn dispatch_event(&self, payload: Payload, ack: Option<u64>) {
+        let Some(Value::String(event)) = payload.args.first() else {
+            return;
+        };
+        let handler = self
+            .inner
+            .handlers
+            .read()
+            .ok()
+            .and_then(|m| m.get(event).cloned());
+        let (handler, payload) = match handler {
+            Some(h) => {
+                let mut payload = payload;
+                payload.args.remove(0);
+                (h, payload)
+            }
+            None => match self.inner.fallback.read().ok().and_then(|f| f.clone()) {
+                Some(h) => (h, payload),
+                None => return,
+            },
+        };
+        let ack = ack.map(|id| AckSender {
+            socket: self.clone(),
+            id,
+        });
+        actix_web::rt::spawn(handler(self.clone(), payload, ack));
+    }
+
+    pub(crate) fn resolve_ack(&self, id: u64, payload: Payload) {
+        if let Some(tx) = lock(&self.inner.acks).remove(&id) {
+            let _ = tx.send(payload);
+        }
+    }
+
+    /// Joins a room of this namespace.
+    pub fn join(&self, room: impl Into<String>) {
+        let room = room.into();
+        lock(&self.inner.rooms).insert(room.clone());
+        self.inner.ns.add_to_room(&room, &self.inner.id);
+    }
+
+    pub fn leave(&self, room: &str) {
+        lock(&self.inner.rooms).remove(room);
+        self.inner.ns.remove_from_room(room, &self.inner.id);
+    }
+
+    pub fn rooms(&self) -> HashSet<String> {
+        lock(&self.inner.rooms).clone()
+    }
+
+    /// Broadcast to `room`, excluding this socket.
+    pub fn to(&self, room: impl Into<String>) -> BroadcastOperator {
+        self.inner.ns.to(room).except(self.inner.id.clone())
+    }
+
+    /// Broadcast to every socket of the namespace but this one.
+    pub fn broadcast(&self) -> BroadcastOperator {
+        self.inner.ns.broadcast().except(self.inner.id.clone())
+    }
+
+    /// Disconnects from this namespace (sends DISCONNECT; the client will not reconnect by itself).
+    pub fn disconnect(&self) {
+        let packet = Packet::new(PacketType::Disconnect, self.inner.ns.path(), None);
+        self.send_packet(packet, Vec::new());
+        self.inner.shared.remove(self.inner.ns.path(), &self.inner.id);
+        self.closed(DisconnectReason::ServerNamespaceDisconnect);
+    }
+
+    /// Closes the whole underlying Engine.IO connection (all namespaces).
+    pub fn close_connection(&self) {
+        self.inner.conn.close();
+    }
+
+    /// Cleans up once: leaves rooms, fails pending acks, persists for recovery, runs handlers.
+    pub(crate) fn closed(&self, reason: DisconnectReason) {
+        let was_connected = {
+            let mut st = lock(&self.inner.state);
+            if st.closed {
+                return;
+            }
+            st.closed = true;
+            st.buffer.clear();
+            st.connected
+        };
+        lock(&self.inner.acks).clear();
+        let rooms = self.rooms();
+        for room in &rooms {
+            self.inner.ns.remove_from_room(room, &self.inner.id);
+        }
+        self.inner.ns.remove_socket(&self.inner.id);
+        if !was_connected {
+            return;
+        }
+        if let (Some(store), Some(pid)) = (self.inner.ns.recovery(), self.pid()) {
+            if reason.recoverable() {
+                store.persist(self.inner.id.clone(), pid.to_owned(), rooms, self.inner.ext.clone());
+            }
+        }
+        let handlers = lock(&self.inner.on_disconnect).clone();
+        for h in handlers {
+            actix_web::rt::spawn(h(self.clone(), reason));
+        }
+    }
+}
+
+pub(crate) fn event_data(event: &str, payload: Payload) -> Payload {
+    let mut args = Vec::with_capacity(payload.args.len() + 1);
+    args.push(Value::String(event.to_owned()));
+    args.extend(payload.args);
+    Payload {
+        args,
+        binary: payload.binary,
+    }
+}

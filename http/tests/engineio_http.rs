@@ -1,0 +1,182 @@
+//! Engine.IO over HTTP long-polling against a real server: the 400 rules, the handshake shape,
+//! heartbeat timing and maxPayload.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use actix_web::{App, HttpServer};
+use parley_http::realtime::engineio::{EchoHandler, EngineConfig, EngineServer};
+use parley_http::realtime::{self, SocketIo};
+use serde_json::Value;
+
+const PING_INTERVAL: u64 = 300;
+const PING_TIMEOUT: u64 = 200;
+
+fn config(max_payload: usize) -> EngineConfig {
+    EngineConfig {
+        ping_interval: Duration::from_millis(PING_INTERVAL),
+        ping_timeout: Duration::from_millis(PING_TIMEOUT),
+        max_payload,
+        ..EngineConfig::default()
+    }
+}
+
+/// Starts an echo Engine.IO server at /engine.io/ and a Socket.IO server at /socket.io/.
+fn start(max_payload: usize) -> String {
+    let echo = EngineServer::new(config(max_payload), Arc::new(EchoHandler));
+    let io = SocketIo::new(config(max_payload), Duration::from_millis(1000));
+    io.ns("/", |_socket, _auth| async move { Ok(()) });
+    let server = HttpServer::new(move || {
+        let echo = echo.clone();
+        let io = io.clone();
+        App::new().configure(move |cfg| {
+            echo.mount(cfg, "/engine.io/");
+            realtime::configure(cfg, io);
+        })
+    })
+    .workers(1)
+    .disable_signals()
+    .bind(("127.0.0.1", 0))
+    .unwrap();
+    let port = server.addrs()[0].port();
+    let server = server.run();
+    actix_web::rt::spawn(server);
+    format!("http://127.0.0.1:{port}")
+}
+
+async fn get(url: &str) -> (u16, String) {
+    let r = reqwest::get(url).await.unwrap();
+    (r.status().as_u16(), r.text().await.unwrap())
+}
+
+async fn post(url: &str, body: impl Into<reqwest::Body>) -> (u16, String) {
+    let r = reqwest::Client::new().post(url).body(body).send().await.unwrap();
+    (r.status().as_u16(), r.text().await.unwrap())
+}
+
+async fn open(base: &str) -> (String, Value) {
+    let (status, body) = get(&format!("{base}/engine.io/?EIO=4&transport=polling")).await;
+    assert_eq!(status, 200);
+    assert!(body.starts_with('0'), "{body}");
+    let v: Value = serde_json::from_str(&body[1..]).unwrap();
+    (v["sid"].as_str().unwrap().to_owned(), v)
+}
+
+#[actix_web::test]
+async fn handshake_shape() {
+    let base = start(1_000_000);
+    let (_, v) = open(&base).await;
+    let mut keys: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
+    keys.sort();
+    assert_eq!(keys, ["maxPayload", "pingInterval", "pingTimeout", "sid", "upgrades"]);
+    assert_eq!(v["upgrades"], serde_json::json!(["websocket"]));
+    assert_eq!(v["pingInterval"], PING_INTERVAL);
+    assert_eq!(v["pingTimeout"], PING_TIMEOUT);
+    assert_eq!(v["maxPayload"], 1_000_000);
+    // Same shape on the Socket.IO mount.
+    let (status, body) = get(&format!("{base}/socket.io/?EIO=4&transport=polling")).await;
+    assert_eq!(status, 200);
+    assert!(body.starts_with("0{"));
+}
+
+#[actix_web::test]
+async fn bad_requests_get_400() {
+    let base = start(1_000_000);
+    let e = format!("{base}/engine.io/");
+    for q in ["?transport=polling", "?EIO=abc&transport=polling", "?EIO=3&transport=polling", "?EIO=4", "?EIO=4&transport=abc", "?EIO=4&transport=polling&sid=unknown"] {
+        assert_eq!(get(&format!("{e}{q}")).await.0, 400, "{q}");
+    }
+    // POST without sid, PUT.
+    assert_eq!(post(&format!("{e}?EIO=4&transport=polling"), "4x").await.0, 400);
+    let put = reqwest::Client::new().put(format!("{e}?EIO=4&transport=polling")).send().await.unwrap();
+    assert_eq!(put.status().as_u16(), 400);
+    // A websocket request that is not an upgrade.
+    assert_eq!(get(&format!("{e}?EIO=4&transport=websocket")).await.0, 400);
+    // POST to an unknown sid.
+    assert_eq!(post(&format!("{e}?EIO=4&transport=polling&sid=nope"), "4x").await.0, 400);
+}
+
+#[actix_web::test]
+async fn echo_and_close_rules() {
+    let base = start(1_000_000);
+    let (sid, _) = open(&base).await;
+    let url = format!("{base}/engine.io/?EIO=4&transport=polling&sid={sid}");
+    assert_eq!(post(&url, "4hello\x1ebAQIDBA==").await, (200, "ok".to_owned()));
+    assert_eq!(get(&url).await, (200, "4hello\x1ebAQIDBA==".to_owned()));
+    // Malformed payload closes the session.
+    assert_eq!(post(&url, "abc").await.0, 400);
+    assert_eq!(get(&url).await.0, 400);
+
+    // A second concurrent GET closes the session; the first gets a close packet.
+    let (sid, _) = open(&base).await;
+    let url = format!("{base}/engine.io/?EIO=4&transport=polling&sid={sid}");
+    let first = actix_web::rt::spawn({
+        let url = url.clone();
+        async move { get(&url).await }
+    });
+    actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(get(&url).await.0, 400);
+    assert_eq!(first.await.unwrap(), (200, "1".to_owned()));
+    assert_eq!(get(&url).await.0, 400);
+
+    // Client close: the pending GET gets a noop, then the sid is gone.
+    let (sid, _) = open(&base).await;
+    let url = format!("{base}/engine.io/?EIO=4&transport=polling&sid={sid}");
+    let pending = actix_web::rt::spawn({
+        let url = url.clone();
+        async move { get(&url).await }
+    });
+    actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(post(&url, "1").await.0, 200);
+    assert_eq!(pending.await.unwrap(), (200, "6".to_owned()));
+    assert_eq!(get(&url).await.0, 400);
+}
+
+#[actix_web::test]
+async fn heartbeat_timing() {
+    let base = start(1_000_000);
+    let (sid, _) = open(&base).await;
+    let url = format!("{base}/engine.io/?EIO=4&transport=polling&sid={sid}");
+    for _ in 0..3 {
+        let started = Instant::now();
+        assert_eq!(get(&url).await, (200, "2".to_owned()));
+        let waited = started.elapsed().as_millis() as u64;
+        assert!(waited >= PING_INTERVAL - 50 && waited < PING_INTERVAL + 150, "ping after {waited} ms");
+        assert_eq!(post(&url, "3").await.0, 200);
+    }
+    // No pong: closed after pingInterval + pingTimeout.
+    let (sid, _) = open(&base).await;
+    let url = format!("{base}/engine.io/?EIO=4&transport=polling&sid={sid}");
+    assert_eq!(get(&url).await, (200, "2".to_owned()));
+    actix_web::rt::time::sleep(Duration::from_millis(PING_TIMEOUT + 100)).await;
+    assert_eq!(get(&url).await.0, 400);
+}
+
+#[actix_web::test]
+async fn max_payload_closes() {
+    let base = start(100);
+    let (sid, _) = open(&base).await;
+    let url = format!("{base}/engine.io/?EIO=4&transport=polling&sid={sid}");
+    assert_eq!(post(&url, format!("4{}", "x".repeat(50))).await.0, 200);
+    let (status, _) = post(&url, format!("4{}", "x".repeat(200))).await;
+    assert_eq!(status, 413);
+    assert_eq!(get(&url).await.0, 400);
+}
+
+#[actix_web::test]
+async fn socketio_over_polling() {
+    let base = start(1_000_000);
+    let (status, body) = get(&format!("{base}/socket.io/?EIO=4&transport=polling")).await;
+    assert_eq!(status, 200);
+    let v: Value = serde_json::from_str(&body[1..]).unwrap();
+    let url = format!("{base}/socket.io/?EIO=4&transport=polling&sid={}", v["sid"].as_str().unwrap());
+    assert_eq!(post(&url, "40/nope,").await.0, 200);
+    assert_eq!(get(&url).await.1, r#"44/nope,{"message":"Invalid namespace"}"#);
+    assert_eq!(post(&url, "40").await.0, 200);
+    let (_, body) = get(&url).await;
+    assert!(body.starts_with("40{\"sid\":"), "{body}");
+    // A malformed Socket.IO packet closes the connection.
+    assert_eq!(post(&url, "42{}").await.0, 200);
+    let (status, body) = get(&url).await;
+    assert!(status == 400 || body == "1", "{status} {body}");
+}
