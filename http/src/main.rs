@@ -45,11 +45,9 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
     settings.resolve_paths(&cwd);
     let backend = if settings.uses_postgres() { "PostgreSQL" } else { "SQLite" };
     let app = Application::build(settings.clone()).await?;
-    tracing::info!(
-        "Parley listening on http://{} ({backend}, data in {})",
-        settings.addr,
-        settings.data_dir.display()
-    );
+    let host = settings.addr.rsplit_once(':').map(|(h, _)| h).unwrap_or("127.0.0.1");
+    // On stdout, with the port actually bound (PARLEY_ADDR may ask for port 0): tests read it.
+    println!("Parley listening on http://{host}:{} ({backend}, data in {})", app.port(), settings.data_dir.display());
     app.run_until_stopped().await?;
     Ok(())
 }

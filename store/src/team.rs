@@ -46,6 +46,16 @@ impl Store {
         Ok(row)
     }
 
+    /// Every member row of the bot (active, pending, inactive), oldest first.
+    pub async fn team_members(&self, bot_id: &str) -> StoreResult<Vec<TeamMember>> {
+        db_run!(self, |conn| team_members::table
+            .filter(team_members::bot_id.eq(bot_id))
+            .order(team_members::invited_at)
+            .load::<TeamMember>(conn)
+            .await)
+        .map_err(Into::into)
+    }
+
     pub async fn pending_invitations(&self, email: &str) -> StoreResult<Vec<Invitation>> {
         let email = normalize_email(email);
         let rows: Vec<(TeamMember, Bot, Option<User>)> = db_run!(self, |conn| team_members::table

@@ -4,6 +4,7 @@
 mod create;
 mod crud;
 mod settings;
+mod team;
 mod theme;
 
 use actix_web::web;
@@ -17,5 +18,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/bots/{bot_id}/icon", web::post().to(create::replace_icon))
         .route("/bots/{bot_id}/settings", web::get().to(settings::get))
         .route("/bots/{bot_id}/settings", web::put().to(settings::update))
+        .route("/bots/{bot_id}/team", web::get().to(team::list))
+        .route("/bots/{bot_id}/team/invite", web::post().to(team::invite))
         .route("/bots/{id}/theme", web::get().to(theme::theme));
 }
