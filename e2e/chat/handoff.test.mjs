@@ -172,3 +172,31 @@ test("a restart loses nothing and the visitor sees the full history", async () =
   assert.equal(next.body.message.seq, 5, "numbering goes on where it stopped");
   v.close();
 });
+
+test("100 sessions raced by two agents over sockets: exactly one winner each", async () => {
+  const owner = await signup(server.base, "race-owner@shop.example", "Rae");
+  const botId = await createBot(server.base, owner.token, "Racer");
+  const agents = [];
+  for (const name of ["Ada", "Ben"]) {
+    const member = await signup(server.base, `race-${name}@shop.example`, name);
+    await addToTeam(server.base, owner.token, botId, member, `race-${name}@shop.example`, "agent");
+    const socket = connect({ token: member.token }, ["websocket"]);
+    await connected(socket);
+    await ack(socket, "join-as-agent", { botId });
+    agents.push(socket);
+  }
+  const sessions = [];
+  for (let i = 0; i < 100; i++) {
+    const r = await api(server.base, "POST", "/api/chat", { body: { botId, message: `question ${i}` } });
+    assert.equal(r.status, 200);
+    sessions.push(r.body.sessionId);
+  }
+  const results = await Promise.all(
+    sessions.flatMap((sessionId) => agents.map((s) => ack(s, "take-session", { sessionId }).then((r) => [sessionId, r.success]))),
+  );
+  const wins = new Map();
+  for (const [sessionId, won] of results) wins.set(sessionId, (wins.get(sessionId) ?? 0) + (won ? 1 : 0));
+  assert.equal(wins.size, 100);
+  assert.deepEqual([...new Set(wins.values())], [1]);
+  for (const s of agents) s.close();
+});
