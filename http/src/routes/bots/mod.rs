@@ -4,6 +4,7 @@
 mod create;
 mod crud;
 mod settings;
+mod sources;
 mod team;
 mod theme;
 
@@ -18,6 +19,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/bots/{bot_id}/icon", web::post().to(create::replace_icon))
         .route("/bots/{bot_id}/settings", web::get().to(settings::get))
         .route("/bots/{bot_id}/settings", web::put().to(settings::update))
+        .route("/bots/{bot_id}/sources", web::get().to(sources::list))
+        .route("/bots/{bot_id}/sources/pdf", web::post().to(sources::add_pdf))
+        .route("/bots/{bot_id}/sources/website", web::post().to(sources::add_website))
+        .route("/bots/{bot_id}/sources/text", web::post().to(sources::add_text))
+        .route("/bots/{bot_id}/sources/qa", web::post().to(sources::add_qa))
+        .route("/bots/{bot_id}/sources/{source_id}", web::delete().to(sources::delete))
+        .route("/bots/{bot_id}/train", web::post().to(sources::train))
         .route("/bots/{bot_id}/team", web::get().to(team::list))
         .route("/bots/{bot_id}/team/invite", web::post().to(team::invite))
         .route("/bots/{id}/theme", web::get().to(theme::theme));
