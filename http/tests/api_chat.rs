@@ -1,0 +1,95 @@
+//! The chat calls over HTTP on both backends: the visitor's chat call and its token, and the
+//! dashboard's session calls (lists, one session, status and priority, take, resolve, inline
+//! edit, delete), with roles checked.
+
+mod support;
+
+use parley_store::Role;
+use reqwest::StatusCode;
+use serde_json::json;
+use support::{message, TestApp};
+
+on_both_backends!(visitor_chat_and_the_dashboards_session_calls);
+
+async fn visitor_chat_and_the_dashboards_session_calls(backend: parley_store::Backend) {
+    let app = TestApp::spawn_with(backend, |s| s.billing.default_plan = "enterprise".into()).await;
+    let (owner, _) = app.signup("owner@x.co").await;
+    let (viewer, _) = app.signup("viewer@x.co").await;
+    let (stranger, _) = app.signup("stranger@x.co").await;
+    let bot = app.create_bot(&owner, "Chatty").await;
+    let store = app.db.open().await.unwrap();
+    let owner_id = store.user_by_email("owner@x.co").await.unwrap().unwrap().id;
+    let invite = store.invite_member(&bot, "viewer@x.co", Role::Viewer, &owner_id).await.unwrap();
+    store.respond_invitation(&invite.id, &store.user_by_email("viewer@x.co").await.unwrap().unwrap(), true).await.unwrap();
+
+    let (status, first) = app.post_json("/api/chat", None, json!({"botId": bot, "message": "Hello there"})).await;
+    assert_eq!(status, StatusCode::OK, "{first}");
+    let sid = first["sessionId"].as_str().unwrap().to_string();
+    let token = first["visitorToken"].as_str().unwrap().to_string();
+    assert!(first["aiResponse"].is_string());
+
+    // A session's later messages need its visitor token.
+    let (status, _) = app.post_json("/api/chat", None, json!({"botId": bot, "sessionId": sid, "message": "again"})).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, _) = app.post_json("/api/chat", None, json!({"botId": bot, "sessionId": sid, "message": "again", "visitorToken": token})).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, body) = app.post_json("/api/chat", None, json!({"botId": bot, "message": "x".repeat(501)})).await;
+    assert_eq!((status, message(&body)), (StatusCode::UNPROCESSABLE_ENTITY, "Message is too long (501 characters; the limit is 500)"));
+    let (status, _) = app.post_json("/api/chat", None, json!({"botId": "nope", "message": "hi"})).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    let (status, list) = app.get(&format!("/api/sessions?botId={bot}"), Some(&owner)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(list["total"], 1);
+    assert_eq!(list["sessions"][0]["title"], "Hello there");
+    assert_eq!(list["sessions"][0]["messageCount"], 4);
+    let (status, _) = app.get(&format!("/api/sessions?botId={bot}"), Some(&stranger)).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    let (status, one) = app.get(&format!("/api/chat/get-chat-session/{sid}"), Some(&owner)).await;
+    assert_eq!(status, StatusCode::OK);
+    let messages = one["session"]["messages"].as_array().unwrap().clone();
+    assert_eq!(messages.len(), 4);
+    let bot_message = messages.iter().find(|m| m["role"] == "bot").unwrap()["_id"].as_str().unwrap().to_string();
+    let user_message = messages.iter().find(|m| m["role"] == "user").unwrap()["_id"].as_str().unwrap().to_string();
+
+    let status_path = format!("/api/chat/session/{sid}/status");
+    let (status, body) = app.put_json(&status_path, Some(&owner), json!({"priority": "urgent"})).await;
+    assert_eq!((status, body["session"]["priority"].clone()), (StatusCode::OK, json!("urgent")));
+    let (status, _) = app.put_json(&status_path, Some(&owner), json!({"priority": "whenever"})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    let (status, _) = app.put_json(&status_path, Some(&viewer), json!({"priority": "low"})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+
+    let edit = |id: &str| format!("/api/chat/session/{sid}/messages/{id}");
+    let (status, body) = app.put_json(&edit(&bot_message), Some(&owner), json!({"content": "  "})).await;
+    assert_eq!((status, message(&body)), (StatusCode::UNPROCESSABLE_ENTITY, "Message cannot be empty"));
+    let (status, body) = app.put_json(&edit(&bot_message), Some(&owner), json!({"content": "A better answer"})).await;
+    assert_eq!((status, body["message"]["content"].clone()), (StatusCode::OK, json!("A better answer")));
+    let (status, _) = app.put_json(&edit(&user_message), Some(&owner), json!({"content": "rewritten"})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "only bot messages can be edited");
+
+    let (status, _) = app.post_json(&format!("/api/chat/session/{sid}/assign-agent"), Some(&viewer), json!({})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, taken) = app.post_json(&format!("/api/chat/session/{sid}/assign-agent"), Some(&owner), json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{taken}");
+    let (_, mine) = app.get(&format!("/api/chat/bot/{bot}/agent-sessions"), Some(&owner)).await;
+    assert_eq!(mine["total"], 1);
+    let (status, _) = app.post_json(&format!("/api/chat/session/{sid}/assign-agent"), Some(&owner), json!({})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "already taken");
+
+    let resolve = format!("/api/chat/session/{sid}/resolve");
+    let (status, _) = app.put_json(&resolve, Some(&owner), json!({"rating": 6})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    let (status, body) = app.put_json(&resolve, Some(&owner), json!({"rating": 4, "feedback": "Good"})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["session"]["status"], "resolved");
+    assert!(body["session"]["resolvedAt"].is_string());
+
+    let (status, _) = app.delete(&format!("/api/chat/sessions/{sid}"), Some(&viewer)).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, _) = app.delete(&format!("/api/chat/sessions/{sid}"), Some(&owner)).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = app.get(&format!("/api/chat/get-chat-session/{sid}"), Some(&owner)).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
