@@ -200,3 +200,24 @@ test("100 sessions raced by two agents over sockets: exactly one winner each", a
   assert.deepEqual([...new Set(wins.values())], [1]);
   for (const s of agents) s.close();
 });
+
+test("training statuses reach the dashboard live", async () => {
+  const owner = await signup(server.base, "trainer@shop.example", "Tia");
+  const botId = await createBot(server.base, owner.token, "Learner");
+  const s = connect({ token: owner.token }, ["websocket"]);
+  await connected(s);
+  await ack(s, "join-as-agent", { botId });
+  const added = await api(server.base, "POST", `/api/bots/${botId}/sources/text`, { token: owner.token, body: { name: "Hours", content: "We are open from 9 to 5." } });
+  assert.equal(added.status, 201);
+  const sourceId = added.body.source._id;
+  await until(() => s.seen("training-status", (p) => p.sourceId === sourceId && p.status === "completed").length, "training-status completed");
+  await until(() => s.seen("training-status", (p) => p.type === "knowledge").length, "knowledge version event");
+  const bad = await api(server.base, "POST", `/api/bots/${botId}/sources/website`, { token: owner.token, body: { url: "http://127.0.0.1:9/" } });
+  if (bad.status === 201) {
+    const [failed] = await until(() => s.seen("training-status", (p) => p.sourceId === bad.body.source._id && p.status === "failed").length && s.seen("training-status", (p) => p.sourceId === bad.body.source._id && p.status === "failed"), "website refused");
+    assert.ok(failed.payload.reason, "a failed source says why");
+  } else {
+    assert.equal(bad.status, 422, JSON.stringify(bad.body));
+  }
+  s.close();
+});

@@ -497,6 +497,11 @@ impl Engine {
         Ok(view)
     }
 
+    /// Tells every member watching the bot (`join-as-agent`) something about it.
+    pub fn tell_bot(&self, bot_id: &str, event: ServerEvent) {
+        self.registry.bot(bot_id).do_send(bot::ToAgents(event));
+    }
+
     pub fn live_sessions(&self) -> usize {
         self.registry.live_sessions()
     }

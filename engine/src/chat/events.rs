@@ -34,6 +34,8 @@ pub enum ServerEvent {
     AgentJoined { agent_name: String, agent_id: String, message: String },
     AgentTyping { is_typing: bool },
     Error { message: String },
+    // To a bot's members: the Training page's live statuses.
+    Training { payload: Value },
 }
 
 impl ServerEvent {
@@ -57,6 +59,7 @@ impl ServerEvent {
             ServerEvent::AgentJoined { .. } => "agent-joined",
             ServerEvent::AgentTyping { .. } => "agent-typing",
             ServerEvent::Error { .. } => "error",
+            ServerEvent::Training { .. } => "training-status",
         }
     }
 
@@ -91,6 +94,7 @@ impl ServerEvent {
             }
             ServerEvent::AgentTyping { is_typing } => json!({"isTyping": is_typing}),
             ServerEvent::Error { message } => json!({"message": message}),
+            ServerEvent::Training { payload } => payload.clone(),
         }
     }
 }
