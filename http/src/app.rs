@@ -83,6 +83,9 @@ fn training_payload(event: TrainingEvent) -> (String, serde_json::Value) {
     }
 }
 
+/// A person types a few messages a minute; more than this from one visitor is a script.
+const VISITOR_MESSAGES_PER_MINUTE: usize = 20;
+
 pub struct Application {
     port: u16,
     server: Server,
@@ -122,6 +125,7 @@ impl Application {
             oauth_flows: PendingFlows::default(),
             http,
             dummy_hash,
+            visitor_limiter: crate::embedding::RateLimiter::new(VISITOR_MESSAGES_PER_MINUTE, Duration::from_secs(60)),
         }));
         let io = crate::live::socket_server(state.clone());
         let server_state = state.clone();

@@ -4,6 +4,7 @@
 pub mod app;
 pub mod auth;
 pub mod domain;
+pub mod embedding;
 pub mod error;
 pub mod live;
 pub mod realtime;

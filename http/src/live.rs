@@ -222,6 +222,11 @@ async fn handle(state: &AppState, live: &Live, event: &str, p: &Payload) -> Resu
                     if own != &session_id {
                         return Err(EngineError::NotFound("Session"));
                     }
+                    let bot = state.store.bot_by_id(bot_id).await?.ok_or(EngineError::NotFound("Bot"))?;
+                    let limited = parley_store::bots::WidgetConfig::from_json(&bot.widget).enable_rate_limit;
+                    if limited && !state.visitor_limiter.allow(&session_id) {
+                        return Err(EngineError::Refused(crate::embedding::RATE_LIMITED.into()));
+                    }
                     let outcome = engine
                         .visitor_message(VisitorMessage { bot_id: bot_id.clone(), session_id: Some(session_id), text, lead: None, ack_on_save: true })
                         .await?;

@@ -21,6 +21,8 @@ pub struct AppState {
     /// A hash of a random password, verified against when an email is unknown (see
     /// `password::dummy_verify`).
     pub dummy_hash: String,
+    /// Visitor messages per minute, for bots with `enableRateLimit`.
+    pub visitor_limiter: crate::embedding::RateLimiter,
 }
 
 pub type SharedState = Arc<AppState>;

@@ -54,9 +54,24 @@ async fn widget_script(req: HttpRequest, state: web::Data<AppState>) -> HttpResp
     res
 }
 
+/// The visitor chat. Framing is limited to the bot's whitelist (`frame-ancestors`).
 async fn chat_page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
     let dir = &state.settings.web.widget_dir;
-    serve_file(&req, dir.join("chat.html"), "visitor chat", dir).await
+    let bot_id = web::Query::<std::collections::HashMap<String, String>>::from_query(req.query_string())
+        .ok()
+        .and_then(|q| q.get("id").cloned());
+    let policy = match bot_id {
+        Some(id) => match state.store.bot_settings(&id).await {
+            Ok(settings) => crate::embedding::frame_ancestors(&settings),
+            Err(_) => "frame-ancestors 'self'".into(),
+        },
+        None => "frame-ancestors 'self'".into(),
+    };
+    let mut res = serve_file(&req, dir.join("chat.html"), "visitor chat", dir).await;
+    if let Ok(value) = actix_web::http::header::HeaderValue::from_str(&policy) {
+        res.headers_mut().insert(actix_web::http::header::CONTENT_SECURITY_POLICY, value);
+    }
+    res
 }
 
 async fn dashboard_page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {

@@ -9,7 +9,7 @@ use reqwest::StatusCode;
 use serde_json::json;
 use support::{message, TestApp};
 
-on_both_backends!(visitor_chat_and_the_dashboards_session_calls);
+on_both_backends!(visitor_chat_and_the_dashboards_session_calls, whitelist_and_rate_limit_are_enforced);
 
 async fn visitor_chat_and_the_dashboards_session_calls(backend: parley_store::Backend) {
     let app = TestApp::spawn_with(backend, |s| s.billing.default_plan = "enterprise".into()).await;
@@ -92,4 +92,33 @@ async fn visitor_chat_and_the_dashboards_session_calls(backend: parley_store::Ba
     assert_eq!(status, StatusCode::OK);
     let (status, _) = app.get(&format!("/api/chat/get-chat-session/{sid}"), Some(&owner)).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+
+async fn whitelist_and_rate_limit_are_enforced(backend: parley_store::Backend) {
+    let app = TestApp::spawn(backend).await;
+    let (owner, _) = app.signup("w@x.co").await;
+    let bot = app.create_bot(&owner, "Guarded").await;
+    let page = app.client.get(app.url(&format!("/chat?id={bot}"))).send().await.unwrap();
+    assert_eq!(page.headers()["content-security-policy"], "frame-ancestors *");
+    let (status, _) = app.put_json(&format!("/api/bots/{bot}/settings"), Some(&owner), json!({"urlWhitelist": ["https://shop.example"]})).await;
+    assert_eq!(status, StatusCode::OK);
+    let page = app.client.get(app.url(&format!("/chat?id={bot}"))).send().await.unwrap();
+    assert_eq!(page.headers()["content-security-policy"], "frame-ancestors 'self' https://shop.example");
+
+    let call = |origin: &'static str| {
+        app.client.post(app.url("/api/chat")).header("origin", origin).json(&json!({"botId": bot, "message": "hi"})).send()
+    };
+    assert_eq!(call("https://evil.example").await.unwrap().status(), StatusCode::FORBIDDEN);
+    assert_eq!(call("https://shop.example").await.unwrap().status(), StatusCode::OK);
+
+    let (_, first) = app.post_json("/api/chat", None, json!({"botId": bot, "message": "hello"})).await;
+    let (sid, token) = (first["sessionId"].clone(), first["visitorToken"].clone());
+    let mut statuses = Vec::new();
+    for i in 0..21 {
+        let (status, _) = app.post_json("/api/chat", None, json!({"botId": bot, "sessionId": sid, "visitorToken": token, "message": format!("m{i}")})).await;
+        statuses.push(status.as_u16());
+    }
+    assert_eq!(statuses.iter().filter(|s| **s == 200).count(), 20);
+    assert_eq!(*statuses.last().unwrap(), 429, "{statuses:?}");
 }
