@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 
 scripts/test-env.sh
 
+echo "==> lints (no unwrap/expect outside tests, no warnings)"
+cargo clippy --workspace --lib --bins --examples -- -D warnings
+
 echo "==> Rust tests (SQLite and PostgreSQL)"
 cargo build --workspace --all-targets --examples
 cargo nextest run --workspace --no-fail-fast

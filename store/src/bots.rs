@@ -133,7 +133,7 @@ impl WidgetConfig {
         if self.custom_questions.len() > 5 {
             return Err("At most 5 quick questions".into());
         }
-        let in_range = |v: u32, lo: u32, hi: u32, step: u32| v >= lo && v <= hi && (v - lo) % step == 0;
+        let in_range = |v: u32, lo: u32, hi: u32, step: u32| v >= lo && v <= hi && (v - lo).is_multiple_of(step);
         if !in_range(self.border_radius, 0, 24, 2) {
             return Err("Border radius must be 0-24 px in steps of 2".into());
         }

@@ -196,7 +196,7 @@ pub fn encode_vector(vector: &[f32]) -> Vec<u8> {
 
 /// The inverse of [`encode_vector`].
 pub fn decode_vector(bytes: &[u8]) -> Result<Vec<f32>, EmbedError> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(EmbedError::VectorBytes(bytes.len()));
     }
     Ok(bytes
