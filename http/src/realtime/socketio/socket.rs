@@ -276,7 +276,7 @@ impl Socket {
     pub fn emit_payload(&self, event: &str, payload: Payload) {
         let mut data = event_data(event, payload);
         if let Some(store) = self.inner.ns.recovery() {
-            store.append(&[self.inner.id.clone()], &[], &mut data);
+            store.append(std::slice::from_ref(&self.inner.id), &[], &mut data);
         }
         self.send_event(data, None);
     }
