@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Engine.IO over HTTP long-polling against a real server: the 400 rules, the handshake shape,
 //! heartbeat timing and maxPayload.
 
@@ -141,7 +142,7 @@ async fn heartbeat_timing() {
         let started = Instant::now();
         assert_eq!(get(&url).await, (200, "2".to_owned()));
         let waited = started.elapsed().as_millis() as u64;
-        assert!(waited >= PING_INTERVAL - 50 && waited < PING_INTERVAL + 150, "ping after {waited} ms");
+        assert!((PING_INTERVAL - 50..PING_INTERVAL + 150).contains(&waited), "ping after {waited} ms");
         assert_eq!(post(&url, "3").await.0, 200);
     }
     // No pong: closed after pingInterval + pingTimeout.
@@ -179,4 +180,59 @@ async fn socketio_over_polling() {
     assert_eq!(post(&url, "42{}").await.0, 200);
     let (status, body) = get(&url).await;
     assert!(status == 400 || body == "1", "{status} {body}");
+}
+
+/// Answers any message with a flood of 500 messages.
+struct Flood;
+struct FloodConn(parley_http::realtime::EngineConn);
+impl parley_http::realtime::engineio::EngineHandler for Flood {
+    fn on_open(&self, conn: parley_http::realtime::EngineConn) -> Box<dyn parley_http::realtime::engineio::ConnHandler> {
+        Box::new(FloodConn(conn))
+    }
+}
+impl parley_http::realtime::engineio::ConnHandler for FloodConn {
+    fn on_message(&mut self, _msg: parley_http::realtime::engineio::Message) {
+        for i in 0..500 {
+            self.0.send(parley_http::realtime::engineio::Message::Text(i.to_string()));
+        }
+    }
+    fn on_close(&mut self, _reason: parley_http::realtime::CloseReason) {}
+}
+
+#[actix_web::test]
+async fn slow_client_is_disconnected_not_buffered() {
+    let small = EngineConfig { max_buffered_packets: 100, ..config(1_000_000) };
+    let big = EngineConfig { max_buffered_packets: 1000, ..config(1_000_000) };
+    let mut bases = Vec::new();
+    for cfg in [small, big] {
+        let srv = EngineServer::new(cfg, Arc::new(Flood));
+        let server = HttpServer::new(move || {
+            let srv = srv.clone();
+            App::new().configure(move |c| srv.mount(c, "/engine.io/"))
+        })
+        .workers(1)
+        .disable_signals()
+        .bind(("127.0.0.1", 0))
+        .unwrap();
+        bases.push(format!("http://127.0.0.1:{}", server.addrs()[0].port()));
+        actix_web::rt::spawn(server.run());
+    }
+    // Over the bound: the session is closed (close packet, then 400).
+    let (sid, _) = open(&bases[0]).await;
+    let url = format!("{}/engine.io/?EIO=4&transport=polling&sid={sid}", bases[0]);
+    assert_eq!(post(&url, "4go").await.0, 200);
+    actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    let (status, body) = get(&url).await;
+    assert!(status == 400 || body == "1", "{status} {body}");
+    assert_eq!(get(&url).await.0, 400);
+    // Within the bound: everything arrives, in order.
+    let (sid, _) = open(&bases[1]).await;
+    let url = format!("{}/engine.io/?EIO=4&transport=polling&sid={sid}", bases[1]);
+    assert_eq!(post(&url, "4go").await.0, 200);
+    actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    let (status, body) = get(&url).await;
+    assert_eq!(status, 200);
+    let got: Vec<String> = body.split('\x1e').map(str::to_owned).collect();
+    let want: Vec<String> = (0..500).map(|i| format!("4{i}")).collect();
+    assert_eq!(got, want);
 }

@@ -131,6 +131,7 @@ pub fn encode_payload(packets: &[Packet]) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -155,6 +155,7 @@ pub(crate) fn new_sid() -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

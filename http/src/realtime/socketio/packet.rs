@@ -191,6 +191,7 @@ pub fn placeholders_valid(value: &Value, count: usize) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use serde_json::json;
