@@ -170,7 +170,7 @@ async fn creation_with_icon_text_and_pdf_training(backend: parley_store::Backend
 
 /// The sources once none is `processing` any more (training runs in the background).
 async fn settled_sources(store: &parley_store::Store, bot_id: &str) -> Vec<(String, String)> {
-    for _ in 0..200 {
+    for _ in 0..600 {
         let sources = parley_store_sources(store, bot_id).await;
         if sources.iter().all(|(_, status)| status != "processing") {
             return sources;

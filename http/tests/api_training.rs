@@ -11,7 +11,7 @@ use support::{message, TestApp};
 on_both_backends!(qa_and_text_are_trained_and_answered_from, limits_and_roles_are_enforced);
 
 async fn settled(app: &TestApp, token: &str, bot: &str) -> Value {
-    for _ in 0..200 {
+    for _ in 0..600 {
         let (_, body) = app.get(&format!("/api/bots/{bot}/sources"), Some(token)).await;
         let all: Vec<&Value> = ["pdf", "websites", "text", "qa"].iter().flat_map(|k| body[*k].as_array().unwrap().iter()).collect();
         if all.iter().all(|s| s["status"] != "processing") {

@@ -23,8 +23,8 @@ const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres
 
 /// WAL lets readers run beside the writer; the busy timeout makes concurrent writers wait
 /// instead of failing; SQLite leaves foreign keys off unless asked.
-const SQLITE_PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
-     PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;";
+const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+     PRAGMA foreign_keys = ON;";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {

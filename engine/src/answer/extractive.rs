@@ -5,11 +5,11 @@ use super::{Answer, AnswerError, AnswerRequest, Answerer, Citation, DeltaSink};
 use crate::retrieval::bm25::tokenize;
 use crate::retrieval::{Passage, SourceKind};
 
-/// Below this retrieval confidence the knowledge is taken not to cover the question. With
-/// all-MiniLM-L6-v2, real paraphrases in the tests score from about 0.39 up (0.5 refused "can I
-/// settle the bill with Amex?"), unrelated questions stay well under; to be re-checked on a
-/// held-out FAQ set.
-pub const DEFAULT_CONFIDENCE_THRESHOLD: f32 = 0.35;
+/// Below this retrieval confidence the knowledge is taken not to cover the question. From
+/// `retrieval-eval` (2026-11-22, hybrid): at 0.5 it answers 29% right, 15% wrong and 8% of
+/// out-of-scope questions; at 0.35 wrong answers (41%) outnumber right ones. A support bot should
+/// rather say it does not know and offer a human, so 0.5 — the misses are real (see the test).
+pub const DEFAULT_CONFIDENCE_THRESHOLD: f32 = 0.5;
 /// Passages longer than this are cut to their most relevant sentences.
 pub const DEFAULT_MAX_CHARS: usize = 600;
 
@@ -214,11 +214,14 @@ mod tests {
         assert_eq!(answer.text, "Standard delivery takes 3 to 5 working days within the UK.");
         assert!(answer.confident);
 
+        // Retrieved first, but below the confidence bar: a known miss of the current scoring
+        // (confidence 0.39), so the bot says it does not know rather than guess.
         let question = "can I settle the bill with Amex?";
         let qv = crate::retrieval::Embedder::embed(&model, &[question.to_string()]).unwrap().remove(0);
         let passages = index.passages(&index.search(question, Some(&qv), 5));
+        assert_eq!(passages[0].content, "Visa, Mastercard, American Express, PayPal and Apple Pay.");
         let answer = ExtractiveAnswerer::default().answer(request(question, &passages, None), &NoSink).await.unwrap();
-        assert_eq!(answer.text, "Visa, Mastercard, American Express, PayPal and Apple Pay.", "{:?}", passages.iter().map(|p| (&p.title, p.confidence)).collect::<Vec<_>>());
+        assert!(!answer.confident, "{:?}", passages.iter().map(|p| p.confidence).collect::<Vec<_>>());
 
         let question = "what is the airspeed velocity of an unladen swallow";
         let qv = crate::retrieval::Embedder::embed(&model, &[question.to_string()]).unwrap().remove(0);
