@@ -18,13 +18,23 @@ macro_rules! db_run {
 }
 
 /// Like `db_run!`, inside one transaction: the body is an `async move` block returning
-/// `StoreResult<T>`; any error rolls the whole thing back, so nothing is half-written.
+/// `StoreResult<T>`; any error rolls the whole thing back, so nothing is half-written. On SQLite,
+/// transactions of this process take turns (one writer at a time is all SQLite allows; queueing
+/// here avoids the "database is locked" a read-then-write transaction meets when another commits).
 macro_rules! db_tx {
     ($store:expr, |$conn:ident| $body:expr) => {{
         use ::diesel_async::scoped_futures::ScopedFutureExt as _;
         use ::diesel_async::AsyncConnection as _;
-        db_run!($store, |c| {
-            c.transaction::<_, $crate::StoreError, _>(|$conn| $body.scope_boxed()).await
-        })
+        match $store.connection().await? {
+            $crate::pool::Pooled::Sqlite(mut pooled) => {
+                let _turn = $store.sqlite_writer.lock().await;
+                let c = &mut *pooled;
+                c.transaction::<_, $crate::StoreError, _>(|$conn| $body.scope_boxed()).await
+            }
+            $crate::pool::Pooled::Pg(mut pooled) => {
+                let c = &mut *pooled;
+                c.transaction::<_, $crate::StoreError, _>(|$conn| $body.scope_boxed()).await
+            }
+        }
     }};
 }

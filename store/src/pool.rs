@@ -49,6 +49,8 @@ pub struct Store {
     pools: Pools,
     /// The plan new accounts start on (`billing.default_plan`).
     pub(crate) default_plan: std::sync::Arc<str>,
+    /// SQLite transactions take turns through this (see `db_tx!`).
+    pub(crate) sqlite_writer: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Store {
@@ -84,7 +86,7 @@ impl Store {
             .max_size(pool_size)
             .build()
             .map_err(|e| StoreError::Connection(e.to_string()))?;
-        let store = Store { pools: Pools::Sqlite(pool), default_plan: "free".into() };
+        let store = Store { pools: Pools::Sqlite(pool), default_plan: "free".into(), sqlite_writer: Default::default() };
         store.ping().await?;
         Ok(store)
     }
@@ -104,7 +106,7 @@ impl Store {
             .max_size(pool_size)
             .build()
             .map_err(|e| StoreError::Connection(e.to_string()))?;
-        let store = Store { pools: Pools::Pg(pool), default_plan: "free".into() };
+        let store = Store { pools: Pools::Pg(pool), default_plan: "free".into(), sqlite_writer: Default::default() };
         store.ping().await?;
         Ok(store)
     }
