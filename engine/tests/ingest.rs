@@ -296,7 +296,11 @@ macro_rules! on_both_backends {
     };
 }
 
-on_both_backends!(trainer_indexes_every_kind_of_source, retrain_and_resume_recover_everything);
+on_both_backends!(
+    trainer_indexes_every_kind_of_source,
+    retrain_and_resume_recover_everything,
+    overlapping_trainings_of_one_item_run_one_after_another,
+);
 
 /// A stand-in model: 3 dimensions from simple counts, so vectors are checkable.
 struct CountingEmbedder;
@@ -477,4 +481,41 @@ async fn retrain_and_resume_recover_everything(backend: Backend) {
     f.store.delete_source(b, &text.id).await.unwrap();
     assert_eq!(t.train_source(&text.id).await.unwrap_err().to_string(), "not found");
     tokio::time::sleep(Duration::from_millis(1)).await;
+}
+
+async fn overlapping_trainings_of_one_item_run_one_after_another(backend: Backend) {
+    let f = fixture(backend).await;
+    let (t, b) = (&f.trainer, f.bot_id.as_str());
+    let text = t.add_text(b, None, "Parcels arrive within three days.").await.unwrap();
+    let completions = |id: &str| {
+        f.events
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|e| matches!(e, TrainingEvent::Status { item: TrainedItem::Source(s), status: TrainingStatus::Completed, .. } if s == id))
+            .count()
+    };
+
+    // Three requests at once: one runs, the other two fold into a single run after it.
+    let (a, b2, c) = tokio::join!(t.train_source(&text.id), t.train_source(&text.id), t.train_source(&text.id));
+    let statuses = [a.unwrap(), b2.unwrap(), c.unwrap()];
+    assert_eq!(statuses[0], TrainingStatus::Completed);
+    assert_eq!(&statuses[1..], &[TrainingStatus::Processing, TrainingStatus::Processing], "folded, not run beside");
+    assert_eq!(completions(&text.id), 2, "the first run plus exactly one re-run");
+    let chunks = f.store.bot_chunks(b).await.unwrap();
+    assert_eq!(chunks.iter().filter(|c| c.source_id.as_deref() == Some(text.id.as_str())).count(), 1);
+
+    // Two re-trains of the bot at once: the second becomes one more pass, never a parallel one.
+    let (first, second) = tokio::join!(t.retrain_bot(b), t.retrain_bot(b));
+    assert_eq!((first.unwrap().completed, second.unwrap().completed), (1, 0));
+    assert_eq!(completions(&text.id), 4, "two passes, one after the other");
+    assert_eq!(f.store.source(&text.id).await.unwrap().unwrap().status, "completed");
+
+    // A pair whose training fails keeps the reason for the Training page.
+    let qa = t.add_qa(b, "Refunds?", "Within 30 days.").await.unwrap();
+    f.store.set_qa_status(&qa.id, TrainingStatus::Failed, Some("the embedding model failed")).await.unwrap();
+    let pair = f.store.qa_pair(&qa.id).await.unwrap().unwrap();
+    assert_eq!(pair.error.as_deref(), Some("the embedding model failed"));
+    assert_eq!(t.train_qa(&qa.id).await.unwrap(), TrainingStatus::Completed);
+    assert_eq!(f.store.qa_pair(&qa.id).await.unwrap().unwrap().error, None, "a success clears the reason");
 }

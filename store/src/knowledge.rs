@@ -413,6 +413,7 @@ impl Store {
             question: question.to_string(),
             answer: answer.to_string(),
             status: TrainingStatus::Processing.as_str().to_string(),
+            error: None,
             created_at: now,
             updated_at: now,
         };
@@ -456,6 +457,7 @@ impl Store {
                     qa_pairs::question.eq(question),
                     qa_pairs::answer.eq(answer),
                     qa_pairs::status.eq(TrainingStatus::Processing.as_str()),
+                    qa_pairs::error.eq(None::<String>),
                     qa_pairs::updated_at.eq(now),
                 ))
                 .execute(conn)
@@ -479,10 +481,12 @@ impl Store {
         })
     }
 
-    pub async fn set_qa_status(&self, qa_id: &str, status: TrainingStatus) -> StoreResult<()> {
+    /// Sets a pair's status; `error` is the reason for `failed` (cleared otherwise).
+    pub async fn set_qa_status(&self, qa_id: &str, status: TrainingStatus, error: Option<&str>) -> StoreResult<()> {
         let now = time::now();
+        let error = error.filter(|_| status == TrainingStatus::Failed);
         let n = db_run!(self, |conn| diesel::update(qa_pairs::table.find(qa_id))
-            .set((qa_pairs::status.eq(status.as_str()), qa_pairs::updated_at.eq(now)))
+            .set((qa_pairs::status.eq(status.as_str()), qa_pairs::error.eq(error), qa_pairs::updated_at.eq(now)))
             .execute(conn)
             .await)?;
         if n == 0 {
@@ -505,7 +509,11 @@ impl Store {
                 diesel::insert_into(chunks::table).values(row).execute(conn).await?;
             }
             diesel::update(qa_pairs::table.find(qa_id))
-                .set((qa_pairs::status.eq(TrainingStatus::Completed.as_str()), qa_pairs::updated_at.eq(now)))
+                .set((
+                    qa_pairs::status.eq(TrainingStatus::Completed.as_str()),
+                    qa_pairs::error.eq(None::<String>),
+                    qa_pairs::updated_at.eq(now),
+                ))
                 .execute(conn)
                 .await?;
             Ok(bump_version!(conn, &bot_id))

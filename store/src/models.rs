@@ -113,6 +113,8 @@ pub struct QaPair {
     pub question: String,
     pub answer: String,
     pub status: String,
+    /// Why training failed, for a `failed` pair.
+    pub error: Option<String>,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
 }

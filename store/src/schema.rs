@@ -105,6 +105,7 @@ diesel::table! {
         question -> Text,
         answer -> Text,
         status -> Text,
+        error -> Nullable<Text>,
         created_at -> Timestamp,
         updated_at -> Timestamp,
     }

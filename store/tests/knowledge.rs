@@ -231,8 +231,11 @@ async fn qa_pairs_get_chunks_and_can_be_edited_and_deleted(backend: Backend) {
 
     let edited = store.update_qa_pair(&b, &qa.id, "Hours?", "9-5").await.unwrap();
     assert_eq!((edited.question.as_str(), edited.status.as_str()), ("Hours?", "processing"));
-    store.set_qa_status(&qa.id, TrainingStatus::Failed).await.unwrap();
-    assert_eq!(store.qa_pair(&qa.id).await.unwrap().unwrap().status, "failed");
+    store.set_qa_status(&qa.id, TrainingStatus::Failed, Some("no vector")).await.unwrap();
+    let failed = store.qa_pair(&qa.id).await.unwrap().unwrap();
+    assert_eq!((failed.status.as_str(), failed.error.as_deref()), ("failed", Some("no vector")));
+    store.set_qa_status(&qa.id, TrainingStatus::Processing, Some("ignored unless failed")).await.unwrap();
+    assert_eq!(store.qa_pair(&qa.id).await.unwrap().unwrap().error, None, "a reason only goes with failed");
     let other = bot(&store).await;
     assert!(matches!(store.delete_qa_pair(&other, &qa.id).await, Err(StoreError::NotFound)));
     store.delete_qa_pair(&b, &qa.id).await.unwrap();

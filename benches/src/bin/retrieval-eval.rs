@@ -4,7 +4,7 @@
 //! synthetic 100k-chunk index. Prints a table and writes the same numbers as JSON.
 //!
 //!   scripts/fetch-model.sh && cargo run --release -p parley-bench --bin retrieval-eval
-//!   options: --data PATH  --json PATH (default retrieval-eval.json)  --chunks N  --model DIR
+//!   options: --data PATH  --json PATH (default benches/results/retrieval-eval.json)  --chunks N  --model DIR
 
 use std::error::Error;
 use std::path::{Path, PathBuf};
@@ -48,7 +48,7 @@ fn workspace_root() -> PathBuf {
 fn parse_args() -> Res<Args> {
     let mut args = Args {
         data: workspace_root().join("benches/data/faq-eval.json"),
-        json: PathBuf::from("retrieval-eval.json"),
+        json: workspace_root().join("benches/results/retrieval-eval.json"),
         chunks: 100_000,
         model: None,
     };
@@ -198,6 +198,9 @@ fn main() -> Res<()> {
     ];
     for w in [0.3f32, 0.5, 0.6, 0.7, 0.8, 0.9] {
         configs.push((format!("hybrid blend w={w}"), Mode::Hybrid, IndexOptions { fusion: Fusion::Blend { dense_weight: w }, ..default }));
+    }
+    for w in [0.02f32, 0.05, 0.1, 0.15, 0.2, 0.3] {
+        configs.push((format!("hybrid dense-led l={w}"), Mode::Hybrid, IndexOptions { fusion: Fusion::DenseLed { lexical_weight: w }, ..default }));
     }
     for k in [10.0f32, 60.0] {
         configs.push((format!("hybrid rrf k={k}"), Mode::Hybrid, IndexOptions { fusion: Fusion::Rrf { k }, ..default }));

@@ -6,6 +6,7 @@ pub mod chunk;
 pub mod crawl;
 pub mod embedder;
 pub mod html;
+pub mod inflight;
 pub mod pdf;
 pub mod pipeline;
 

@@ -18,6 +18,7 @@ use parley_store::Store;
 use super::chunk::{chunk_sections, ChunkConfig, Section, TextChunk};
 use super::crawl::{parse_start_url, CrawlReport, Crawler};
 use super::embedder::{Embedder, EMBED_BATCH};
+use super::inflight::InFlight;
 use super::pdf::{extract_pdf_file, PdfLimits};
 use super::{IngestError, IngestResult};
 
@@ -67,6 +68,8 @@ pub struct Trainer {
     crawler: CrawlerSettings,
     pdf: PdfLimits,
     chunking: ChunkConfig,
+    /// Shared by every clone: one run per source or pair at a time.
+    inflight: Arc<InFlight>,
 }
 
 impl Trainer {
@@ -78,6 +81,7 @@ impl Trainer {
             crawler: settings.crawler.clone(),
             pdf: PdfLimits { max_bytes: settings.uploads.max_pdf_bytes as u64, ..PdfLimits::default() },
             chunking: ChunkConfig::default(),
+            inflight: Arc::new(InFlight::default()),
         }
     }
 
@@ -218,8 +222,21 @@ impl Trainer {
 
     /// Extracts, chunks, embeds and stores one source, leaving it `completed` or `failed`.
     /// Problems with the source itself end as `Ok(Failed)` with the reason stored; `Err` is
-    /// for the store failing (or the source having been deleted meanwhile).
+    /// for the store failing (or the source having been deleted meanwhile). While the source
+    /// is already being trained this returns `Processing` at once and that run goes once more.
     pub async fn train_source(&self, source_id: &str) -> IngestResult<TrainingStatus> {
+        let Some(mut claim) = self.inflight.claim(format!("source:{source_id}")) else {
+            return Ok(TrainingStatus::Processing);
+        };
+        loop {
+            let status = self.train_source_once(source_id).await?;
+            if !claim.run_again() {
+                return Ok(status);
+            }
+        }
+    }
+
+    async fn train_source_once(&self, source_id: &str) -> IngestResult<TrainingStatus> {
         let source = self.store.source(source_id).await?.ok_or(IngestError::NotFound)?;
         let item = TrainedItem::Source(source.id.clone());
         let outcome = match self.prepare_source(&source).await {
@@ -337,8 +354,21 @@ impl Trainer {
             .collect())
     }
 
-    /// Makes a pair's one chunk (question and answer together) and marks it `completed`.
+    /// Makes a pair's one chunk (question and answer together) and marks it `completed`, or
+    /// `failed` with the reason stored. Folded like [`Trainer::train_source`].
     pub async fn train_qa(&self, qa_id: &str) -> IngestResult<TrainingStatus> {
+        let Some(mut claim) = self.inflight.claim(format!("qa:{qa_id}")) else {
+            return Ok(TrainingStatus::Processing);
+        };
+        loop {
+            let status = self.train_qa_once(qa_id).await?;
+            if !claim.run_again() {
+                return Ok(status);
+            }
+        }
+    }
+
+    async fn train_qa_once(&self, qa_id: &str) -> IngestResult<TrainingStatus> {
         let pair = self.store.qa_pair(qa_id).await?.ok_or(IngestError::NotFound)?;
         let item = TrainedItem::Qa(pair.id.clone());
         let chunk = TextChunk {
@@ -357,7 +387,7 @@ impl Trainer {
             }
             Err(e) => {
                 let reason = e.to_string();
-                self.store.set_qa_status(&pair.id, TrainingStatus::Failed).await?;
+                self.store.set_qa_status(&pair.id, TrainingStatus::Failed, Some(&reason)).await?;
                 self.emit_status(&pair.bot_id, item, TrainingStatus::Failed, Some(reason));
                 Ok(TrainingStatus::Failed)
             }
@@ -367,7 +397,20 @@ impl Trainer {
     /// Re-trains everything a bot knows: every source goes back to `processing` and is
     /// extracted again (websites are re-crawled), every Q&A pair re-made. One at a time, so a
     /// re-train does not flood the machine.
+    /// A re-train requested while one runs for the bot is folded into one more pass after it.
     pub async fn retrain_bot(&self, bot_id: &str) -> IngestResult<RetrainSummary> {
+        let Some(mut claim) = self.inflight.claim(format!("bot:{bot_id}")) else {
+            return Ok(RetrainSummary::default());
+        };
+        loop {
+            let summary = self.retrain_bot_once(bot_id).await?;
+            if !claim.run_again() {
+                return Ok(summary);
+            }
+        }
+    }
+
+    async fn retrain_bot_once(&self, bot_id: &str) -> IngestResult<RetrainSummary> {
         let sources = self.store.all_sources(bot_id).await?;
         let pairs = self.store.qa_pairs(bot_id).await?;
         for s in &sources {
@@ -375,7 +418,7 @@ impl Trainer {
             self.emit_status(bot_id, TrainedItem::Source(s.id.clone()), TrainingStatus::Processing, None);
         }
         for p in &pairs {
-            self.store.set_qa_status(&p.id, TrainingStatus::Processing).await?;
+            self.store.set_qa_status(&p.id, TrainingStatus::Processing, None).await?;
             self.emit_status(bot_id, TrainedItem::Qa(p.id.clone()), TrainingStatus::Processing, None);
         }
         let mut summary = RetrainSummary::default();

@@ -46,6 +46,10 @@ pub enum Fusion {
     Rrf { k: f32 },
     /// Weighted sum of BM25 (scaled by the query's best BM25 score) and cosine similarity.
     Blend { dense_weight: f32 },
+    /// Cosine similarity plus a small bonus for the share of the query's words (by IDF) that
+    /// the chunk contains. Dense similarity leads; exact words only break near-ties, so a
+    /// paraphrase that shares no word with its answer is never pushed down by one that does.
+    DenseLed { lexical_weight: f32 },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -334,6 +338,11 @@ impl HybridIndex {
                     Fusion::Blend { dense_weight } => {
                         (1.0 - dense_weight) * (bm25 / top_bm25) + dense_weight * cos.unwrap_or(0.0).max(0.0)
                     }
+                    Fusion::DenseLed { lexical_weight } => match cos {
+                        Some(cos) => cos.max(0.0) + lexical_weight * coverage,
+                        // A chunk without a vector competes on its words alone.
+                        None => coverage,
+                    },
                 };
                 let boost = match self.chunks.get(chunk) {
                     Some(c) if c.kind == SourceKind::Qa => self.options.qa_boost,

@@ -40,7 +40,7 @@ fn source_view(s: &KnowledgeSource) -> Value {
 fn qa_view(q: &QaPair) -> Value {
     json!({
         "_id": q.id, "id": q.id, "kind": "qa", "question": q.question, "answer": q.answer, "status": q.status,
-        "createdAt": to_rfc3339(&q.created_at), "updatedAt": to_rfc3339(&q.updated_at),
+        "error": q.error, "createdAt": to_rfc3339(&q.created_at), "updatedAt": to_rfc3339(&q.updated_at),
     })
 }
 

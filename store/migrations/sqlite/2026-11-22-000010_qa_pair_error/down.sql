@@ -1,0 +1,1 @@
+ALTER TABLE qa_pairs DROP COLUMN error;
