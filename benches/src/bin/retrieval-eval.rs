@@ -140,6 +140,59 @@ fn faq_chunks(set: &EvalSet) -> Vec<ChunkRecord> {
         .collect()
 }
 
+/// The same knowledge as plain passages (each answer a text chunk, no question), as a bot
+/// trained on documents and web pages sees it.
+fn passage_chunks(set: &EvalSet) -> Vec<ChunkRecord> {
+    set.pairs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| ChunkRecord {
+            id: format!("passage-{i}"),
+            source_id: Some("help".into()),
+            kind: SourceKind::Text,
+            title: String::new(),
+            url: None,
+            page: None,
+            content: p.answer.clone(),
+            question: None,
+            embedding: None,
+        })
+        .collect()
+}
+
+/// Stores each chunk's vector as ingestion does.
+fn embed_chunks(chunks: &mut [ChunkRecord], embedder: Option<&dyn Embedder>) -> Res<()> {
+    if let Some(e) = embedder {
+        let texts: Vec<String> = chunks.iter().map(embedding_text).collect();
+        for (c, v) in chunks.iter_mut().zip(e.embed(&texts)?) {
+            c.embedding = Some(v);
+        }
+    }
+    Ok(())
+}
+
+const THRESHOLDS: [f32; 11] = [0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75];
+
+/// Does the top hit's confidence separate right answers from out-of-scope questions? For each
+/// threshold: the share of questions answered right, answered wrong, and of out-of-scope
+/// questions answered (the extractive answerer answers only at or above its threshold).
+fn calibrate(label: &str, index: &HybridIndex, answerable: &[Query], outside: &[Query]) -> Value {
+    let (ranks, tops) = run_queries(index, answerable, Mode::Hybrid);
+    let (_, out_tops) = run_queries(index, outside, Mode::Hybrid);
+    println!("\nconfidence threshold ({label}): answered right / answered wrong / out-of-scope answered");
+    let conf = |h: &Option<Hit>| h.map(|h| h.confidence()).unwrap_or(0.0);
+    let n = answerable.len().max(1) as f64;
+    let mut rows = Vec::new();
+    for t in THRESHOLDS {
+        let right = ranks.iter().zip(&tops).filter(|(r, h)| **r == Some(0) && conf(h) >= t).count() as f64 / n;
+        let wrong = ranks.iter().zip(&tops).filter(|(r, h)| **r != Some(0) && conf(h) >= t).count() as f64 / n;
+        let out = out_tops.iter().filter(|h| conf(h) >= t).count() as f64 / outside.len().max(1) as f64;
+        println!("  {t:.2}: {right:>6.3} {wrong:>6.3} {out:>6.3}");
+        rows.push(json!({"threshold": t, "answered_right": right, "answered_wrong": wrong, "out_of_scope_answered": out}));
+    }
+    json!({"retriever": label, "rows": rows})
+}
+
 fn run_queries(index: &HybridIndex, queries: &[Query], mode: Mode) -> (Vec<Option<usize>>, Vec<Option<Hit>>) {
     let mut ranks = Vec::new();
     let mut tops = Vec::new();
@@ -161,12 +214,9 @@ fn main() -> Res<()> {
 
     // Chunks carry stored vectors (question + answer), as ingestion stores them.
     let mut chunks = faq_chunks(&set);
-    if let Some(e) = embedder {
-        let texts: Vec<String> = chunks.iter().map(embedding_text).collect();
-        for (c, v) in chunks.iter_mut().zip(e.embed(&texts)?) {
-            c.embedding = Some(v);
-        }
-    }
+    embed_chunks(&mut chunks, embedder)?;
+    let mut passages = passage_chunks(&set);
+    embed_chunks(&mut passages, embedder)?;
     let mut answerable = Vec::new();
     for (i, p) in set.pairs.iter().enumerate() {
         for t in &p.tests {
@@ -207,48 +257,37 @@ fn main() -> Res<()> {
     }
     configs.push(("hybrid (default)".into(), Mode::Hybrid, default));
 
-    println!("{:<22} {:>9} {:>9} {:>7}", "retriever", "recall@1", "recall@5", "MRR");
-    println!("{}", "-".repeat(50));
     let mut quality = Vec::new();
-    for (name, mode, options) in &configs {
-        if embedder.is_none() && *mode != Mode::Lexical {
-            continue;
+    for (shape, knowledge) in [("Q&A pairs", &chunks), ("passages", &passages)] {
+        println!("\nknowledge as {shape}");
+        println!("{:<26} {:>9} {:>9} {:>7}", "retriever", "recall@1", "recall@5", "MRR");
+        println!("{}", "-".repeat(54));
+        for (name, mode, options) in &configs {
+            if embedder.is_none() && *mode != Mode::Lexical {
+                continue;
+            }
+            let index = HybridIndex::build(knowledge.clone(), embedder, *options)?;
+            let (ranks, _) = run_queries(&index, &answerable, *mode);
+            let s = score(&ranks);
+            println!("{name:<26} {:>9.3} {:>9.3} {:>7.3}", s.r1, s.r5, s.mrr);
+            quality.push(json!({"knowledge": shape, "retriever": name, "recall_at_1": s.r1, "recall_at_5": s.r5, "mrr": s.mrr}));
         }
-        let index = HybridIndex::build(chunks.clone(), embedder, *options)?;
-        let (ranks, _) = run_queries(&index, &answerable, *mode);
-        let s = score(&ranks);
-        println!("{name:<22} {:>9.3} {:>9.3} {:>7.3}", s.r1, s.r5, s.mrr);
-        quality.push(json!({"retriever": name, "recall_at_1": s.r1, "recall_at_5": s.r5, "mrr": s.mrr}));
     }
 
-    // Confidence: does the top hit's confidence separate right answers from out-of-scope
-    // questions? (The extractive answerer answers only above its threshold.)
     let mut calibration = Vec::new();
-    for (label, use_model) in [("hybrid", true), ("bm25 only", false)] {
-        if use_model && embedder.is_none() {
-            continue;
-        }
-        let index = HybridIndex::build(chunks.clone(), if use_model { embedder } else { None }, default)?;
-        let strip = |qs: &[Query]| -> Vec<Query> {
-            qs.iter()
-                .map(|q| Query { text: q.text.clone(), vector: if use_model { q.vector.clone() } else { None }, expected: q.expected })
-                .collect()
-        };
-        let (ranks, tops) = run_queries(&index, &strip(&answerable), Mode::Hybrid);
-        let (_, out_tops) = run_queries(&index, &strip(&outside), Mode::Hybrid);
-        println!("\nconfidence threshold ({label}): answered right / answered wrong / out-of-scope answered");
-        let mut rows = Vec::new();
-        for t in [0.3f32, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7] {
-            let conf = |h: &Option<Hit>| h.map(|h| h.confidence()).unwrap_or(0.0);
-            let n = answerable.len().max(1) as f64;
-            let right = ranks.iter().zip(&tops).filter(|(r, h)| **r == Some(0) && conf(h) >= t).count() as f64 / n;
-            let wrong = ranks.iter().zip(&tops).filter(|(r, h)| **r != Some(0) && conf(h) >= t).count() as f64 / n;
-            let out = out_tops.iter().filter(|h| conf(h) >= t).count() as f64 / outside.len().max(1) as f64;
-            println!("  {t:.2}: {right:>6.3} {wrong:>6.3} {out:>6.3}");
-            rows.push(json!({"threshold": t, "answered_right": right, "answered_wrong": wrong, "out_of_scope_answered": out}));
-        }
-        calibration.push(json!({"retriever": label, "rows": rows}));
+    let without_vectors = |qs: &[Query]| -> Vec<Query> {
+        qs.iter().map(|q| Query { text: q.text.clone(), vector: None, expected: q.expected }).collect()
+    };
+    if embedder.is_some() {
+        let qa = HybridIndex::build(chunks.clone(), embedder, default)?;
+        calibration.push(calibrate("Q&A pairs, hybrid", &qa, &answerable, &outside));
+        let docs = HybridIndex::build(passages.clone(), embedder, default)?;
+        calibration.push(calibrate("passages, hybrid", &docs, &answerable, &outside));
     }
+    let mut bare = chunks.clone();
+    bare.iter_mut().for_each(|c| c.embedding = None);
+    let lexical = HybridIndex::build(bare, None, default)?;
+    calibration.push(calibrate("Q&A pairs, bm25 only", &lexical, &without_vectors(&answerable), &without_vectors(&outside)));
 
     let cost = query_cost(embedder, &answerable, args.chunks)?;
     let report = json!({

@@ -19,7 +19,7 @@ use async_openai::Client;
 use futures_util::StreamExt;
 use tokio::time::{timeout, Instant};
 
-use super::extractive::DEFAULT_CONFIDENCE_THRESHOLD;
+use super::extractive::{ConfidenceThresholds, DEFAULT_THRESHOLDS};
 use super::{Answer, AnswerError, AnswerRequest, Answerer, Citation, DeltaSink, Speaker};
 use crate::retrieval::Passage;
 
@@ -34,7 +34,7 @@ pub struct OpenAiAnswerer {
     /// Longest wait for the response to start, and between two streamed chunks.
     timeout: Duration,
     timeout_secs: u64,
-    confidence_threshold: f32,
+    thresholds: ConfidenceThresholds,
 }
 
 impl std::fmt::Debug for OpenAiAnswerer {
@@ -63,7 +63,7 @@ impl OpenAiAnswerer {
             model: llm.model.clone(),
             timeout: Duration::from_secs(timeout_secs),
             timeout_secs,
-            confidence_threshold: DEFAULT_CONFIDENCE_THRESHOLD,
+            thresholds: DEFAULT_THRESHOLDS,
         })
     }
 
@@ -139,10 +139,11 @@ impl Answerer for OpenAiAnswerer {
             return Err(AnswerError::Empty);
         }
         let prompt_passages = req.passages.get(..req.passages.len().min(PROMPT_PASSAGES)).unwrap_or(&[]);
-        let confident = prompt_passages.first().is_some_and(|p| p.confidence >= self.confidence_threshold);
+        let best = self.thresholds.best(prompt_passages);
+        let confident = best.is_some();
         let mut citations = cited(&text, prompt_passages);
-        if citations.is_empty() && confident {
-            citations.extend(prompt_passages.first().map(Citation::from));
+        if citations.is_empty() {
+            citations.extend(best.map(Citation::from));
         }
         Ok(Answer { text, citations, confident, offer_handoff: !confident && req.handover.is_some() })
     }

@@ -75,7 +75,7 @@ impl Default for IndexOptions {
             bm25: Bm25Params::default(),
             question_weight: 2.0,
             qa_boost: 1.1,
-            fusion: Fusion::Blend { dense_weight: 0.7 },
+            fusion: Fusion::DenseLed { lexical_weight: 0.1 },
             candidates: 50,
             embed_missing_limit: 5_000,
         }
