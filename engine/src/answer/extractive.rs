@@ -7,10 +7,10 @@ use crate::retrieval::{Passage, SourceKind};
 
 /// Below these retrieval confidences the knowledge is taken not to cover the question. Chosen
 /// with `retrieval-eval` (2026-11-22, both FAQ sets in benches/data, dense-led hybrid): a Q&A
-/// pair at 0.5 answers 51% (adversarial paraphrases) and 83% (natural questions) right while
+/// pair at 0.5 answers 51% (adversarial paraphrases) and 84% (natural questions) right while
 /// answering 8% and 0% of out-of-scope questions; 0.45 lets a third of out-of-scope questions
 /// through. A passage's vector is of a longer, broader text, so its similarities run lower:
-/// at 0.4 passages answer 45% / 75% right and 8% / 0% out of scope (0.5 would refuse a fifth
+/// at 0.4 passages answer 46% / 75% right and 8% / 0% out of scope (0.5 would refuse a fifth
 /// of the questions they answer right). A support bot should rather say it does not know and
 /// offer a human than answer from the wrong entry.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -47,8 +47,10 @@ pub enum Fusion {
     /// Weighted sum of BM25 (scaled by the query's best BM25 score) and cosine similarity.
     Blend { dense_weight: f32 },
     /// Cosine similarity plus a small bonus for the share of the query's words (by IDF) that
-    /// the chunk contains. Dense similarity leads; exact words only break near-ties, so a
-    /// paraphrase that shares no word with its answer is never pushed down by one that does.
+    /// the chunk contains, squared so that a chunk holding most of the question's words gains
+    /// and one sharing a word or two hardly does. Dense similarity leads; words only break
+    /// near-ties, so a paraphrase sharing no word with its answer is not pushed down by a
+    /// chunk that merely repeats a keyword.
     DenseLed { lexical_weight: f32 },
 }
 
@@ -75,7 +77,7 @@ impl Default for IndexOptions {
             bm25: Bm25Params::default(),
             question_weight: 2.0,
             qa_boost: 1.1,
-            fusion: Fusion::DenseLed { lexical_weight: 0.1 },
+            fusion: Fusion::DenseLed { lexical_weight: 0.2 },
             candidates: 50,
             embed_missing_limit: 5_000,
         }
@@ -339,7 +341,7 @@ impl HybridIndex {
                         (1.0 - dense_weight) * (bm25 / top_bm25) + dense_weight * cos.unwrap_or(0.0).max(0.0)
                     }
                     Fusion::DenseLed { lexical_weight } => match cos {
-                        Some(cos) => cos.max(0.0) + lexical_weight * coverage,
+                        Some(cos) => cos.max(0.0) + lexical_weight * coverage * coverage,
                         // A chunk without a vector competes on its words alone.
                         None => coverage,
                     },
