@@ -24,7 +24,7 @@ if [ -d e2e ] && grep -q playwright e2e/package.json 2>/dev/null && [ ! -x /usr/
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
 
-for dir in dashboard widget e2e; do
+for dir in dashboard widget e2e benches/peers/socketio-node; do
   if [ -f "$dir/package.json" ]; then
     (cd "$dir" && npm install --no-audit --no-fund --loglevel=error)
   fi

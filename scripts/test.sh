@@ -25,4 +25,9 @@ if [ -f e2e/package.json ]; then
   cargo build -p parley-http --bin parley --examples
   (cd e2e && npm test)
 fi
+echo "==> load harness smoke run (relay against Parley and the Node peer: nothing lost or duplicated)"
+target="${CARGO_TARGET_DIR:-target}"
+"$target/debug/parley-bench" relay --sessions 20 --rate 20 --duration 3 --compare node \
+  --parley-bin "$target/debug/parley" --json "$target/bench-smoke-relay.json" --assert-clean
+
 echo "==> all tests passed"

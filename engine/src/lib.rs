@@ -5,4 +5,5 @@ pub mod answer;
 pub mod chat;
 pub mod ingest;
 pub mod knowledge_brain;
+pub mod leads;
 pub mod retrieval;

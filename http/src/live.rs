@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use actix::prelude::*;
 use actix_web::web;
-use parley_engine::chat::{Connection, EngineError, Push, VisitorMessage, Who};
+use parley_engine::chat::{events, Connection, EngineError, Push, VisitorMessage, Who};
 use parley_store::chat::{CustomerInfo, SessionFilter};
 use serde_json::{json, Value};
 
@@ -17,6 +17,9 @@ use crate::realtime::{AckSender, ConnectError, Payload, RecoveryConfig, Socket, 
 use crate::state::AppState;
 
 static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
+
+/// Most messages a `join-session` ack carries.
+const JOIN_HISTORY: i64 = 500;
 
 /// Forwards the engine's events to one socket, in the order they were sent.
 struct SocketSink(Socket);
@@ -102,6 +105,7 @@ const EVENTS: &[&str] = &[
     "join-session",
     "join-as-agent",
     "request-human-support",
+    "leave-details",
     "take-session",
     "send-message",
     "typing-start",
@@ -187,7 +191,16 @@ async fn handle(state: &AppState, live: &Live, event: &str, p: &Payload) -> Resu
         "join-session" => {
             let session_id = required(p, 0, "sessionId")?;
             engine.join_session(&live.conn, &session_id).await?;
-            Ok(json!({"sessionId": session_id}))
+            // The conversation so far (after `afterSeq` when given): a reloaded chat restores
+            // it, a reconnected client fills what it missed.
+            let session = state.store.session(&session_id).await?.ok_or(EngineError::NotFound("Session"))?;
+            let after = arg(p, 1, "afterSeq").and_then(|v| v.as_i64()).unwrap_or(0);
+            let messages = state.store.messages(&session_id, after, JOIN_HISTORY).await?;
+            Ok(json!({
+                "sessionId": session_id,
+                "session": events::session_view(&session),
+                "messages": messages.iter().map(events::message_view).collect::<Vec<_>>(),
+            }))
         }
         "join-as-agent" => {
             let bot_id = bot_of(live, p)?;
@@ -204,6 +217,15 @@ async fn handle(state: &AppState, live: &Live, event: &str, p: &Payload) -> Resu
                 .unwrap_or_default();
             let session = engine.request_support(who, &session_id, &message, info).await?;
             Ok(json!({"session": session}))
+        }
+        "leave-details" => {
+            let session_id = required(p, 0, "sessionId")?;
+            let info = arg(p, 1, "leadData")
+                .or_else(|| arg(p, 1, "customerInfo"))
+                .and_then(|v| serde_json::from_value::<CustomerInfo>(v).ok())
+                .unwrap_or_default();
+            engine.leave_details(who, &session_id, info).await?;
+            Ok(json!({}))
         }
         "take-session" => {
             let session_id = required(p, 0, "sessionId")?;

@@ -12,6 +12,7 @@ pub mod bots;
 pub mod chat;
 pub mod error;
 pub mod knowledge;
+pub mod leads;
 pub mod models;
 pub mod roles;
 pub mod schema;

@@ -10,7 +10,7 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use parley_engine::retrieval::embed::{normalize, DEFAULT_MODEL_DIR, MODEL_DIR_ENV};
+use parley_engine::retrieval::embed::{DEFAULT_MODEL_DIR, MODEL_DIR_ENV};
 use parley_engine::retrieval::index::embedding_text;
 use parley_engine::retrieval::{
     ChunkRecord, Embedder, Fusion, Hit, HybridIndex, IndexOptions, MiniLmEmbedder, Mode, SourceKind,
@@ -304,24 +304,6 @@ fn main() -> Res<()> {
     Ok(())
 }
 
-/// Tiny deterministic generator (xorshift64*): the synthetic corpus is the same every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 fn stats(mut samples: Vec<Duration>) -> Value {
     samples.sort();
     let at = |q: f64| {
@@ -346,51 +328,7 @@ fn query_cost(embedder: Option<&dyn Embedder>, questions: &[Query], n_chunks: us
         out.insert("embed_question".into(), s);
     }
 
-    // Zipf-distributed words from a synthetic vocabulary, ~80 words a chunk.
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let syllables = ["ka", "lo", "mi", "ten", "ro", "sha", "vi", "dor", "pe", "lun", "qua", "zi", "bra", "nel", "fo", "gri"];
-    let vocab: Vec<String> = (0..30_000)
-        .map(|_| (0..2 + rng.below(3)).map(|_| syllables[rng.below(syllables.len())]).collect::<String>())
-        .collect();
-    let mut cumulative = Vec::with_capacity(vocab.len());
-    let mut total = 0.0f64;
-    for r in 0..vocab.len() {
-        total += 1.0 / (r as f64 + 1.0);
-        cumulative.push(total);
-    }
-    let word = |rng: &mut Rng| -> &str {
-        let x = rng.unit() as f64 * total;
-        let i = cumulative.partition_point(|c| *c < x).min(vocab.len() - 1);
-        vocab[i].as_str()
-    };
-    let dims = 384;
-    let mut chunks = Vec::with_capacity(n_chunks);
-    for i in 0..n_chunks {
-        let len = 40 + rng.below(80);
-        let content: Vec<&str> = (0..len).map(|_| word(&mut rng)).collect();
-        let mut v: Vec<f32> = (0..dims).map(|_| rng.unit() - 0.5).collect();
-        normalize(&mut v);
-        chunks.push(ChunkRecord {
-            id: format!("c{i}"),
-            source_id: None,
-            kind: SourceKind::Website,
-            title: String::new(),
-            url: None,
-            page: None,
-            content: content.join(" "),
-            question: None,
-            embedding: Some(v),
-        });
-    }
-    let queries: Vec<(String, Vec<f32>)> = (0..50)
-        .map(|_| {
-            let text: Vec<&str> = (0..4).map(|_| word(&mut rng)).collect();
-            let mut v: Vec<f32> = (0..dims).map(|_| rng.unit() - 0.5).collect();
-            normalize(&mut v);
-            (text.join(" "), v)
-        })
-        .collect();
-
+    let (chunks, queries) = parley_bench::synthetic::corpus(n_chunks, 50);
     let t = Instant::now();
     let index = HybridIndex::build(chunks, None, IndexOptions::default())?;
     let build = t.elapsed();

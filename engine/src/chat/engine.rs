@@ -216,8 +216,9 @@ impl Engine {
                 session.id
             }
         };
-        if let Some(lead) = msg.lead.as_ref().filter(|l| l.name.is_some() || l.email.is_some() || l.phone.is_some()) {
+        if let Some(lead) = msg.lead.as_ref().filter(|l| parley_store::leads::has_contact(l)) {
             self.store.request_contact(&session_id, lead).await?;
+            self.capture_lead(&bot.id, &session_id, lead).await?;
         }
         self.store.touch_bot(&bot.id).await?;
         for _ in 0..2 {
@@ -298,13 +299,43 @@ impl Engine {
         if !widget.enable_handover {
             return Err(EngineError::Refused("Human support is not available for this assistant".into()));
         }
-        if info.name.is_some() || info.email.is_some() || info.phone.is_some() {
+        if parley_store::leads::has_contact(&info) {
             self.store.request_contact(session_id, &info).await?;
+            self.capture_lead(&bot.id, session_id, &info).await?;
         }
         let addr = self.registry.session(session_id).await?;
         let (tx, rx) = oneshot::channel();
         addr.do_send(RequestSupport { message: message.to_string(), info, handover_message: widget.handover_message, reply: tx });
         answer(rx).await
+    }
+
+    /// Saves the visitor's details as the bot's lead for this conversation (scored).
+    async fn capture_lead(&self, bot_id: &str, session_id: &str, info: &CustomerInfo) -> Result<(), EngineError> {
+        let messages = self.store.session(session_id).await?.map(|s| s.message_count).unwrap_or(0);
+        // Scored on everything known of the person, earlier details included.
+        let known = self.store.lead_for_session(bot_id, session_id).await?;
+        let or_known = |given: &Option<String>, old: Option<String>| given.clone().filter(|v| !v.trim().is_empty()).or(old);
+        let merged = match known {
+            Some(l) => CustomerInfo {
+                name: or_known(&info.name, l.name),
+                email: or_known(&info.email, l.email),
+                phone: or_known(&info.phone, l.phone),
+                company: or_known(&info.company, l.company),
+            },
+            None => info.clone(),
+        };
+        self.store.capture_lead(bot_id, Some(session_id), info, crate::leads::score(&merged, messages)).await?;
+        Ok(())
+    }
+
+    /// A visitor's details without a message (the chat's lead-capture form).
+    pub async fn leave_details(&self, who: &Who, session_id: &str, info: CustomerInfo) -> Result<(), EngineError> {
+        let (session, _) = self.session_for(who, session_id).await?;
+        if !parley_store::leads::has_contact(&info) {
+            return Ok(());
+        }
+        self.store.request_contact(session_id, &info).await?;
+        self.capture_lead(&session.bot_id, session_id, &info).await
     }
 
     /// `take-session`: exactly one of any number of racing agents wins.

@@ -13,6 +13,19 @@ export interface ChatTheme {
   customQuestions: string[];
   welcomeMessage: string;
   enableHandover: boolean;
+  /** 'inactive' bots show an offline state. */
+  status: 'active' | 'inactive';
+  placeholder: string;
+  headerTitle: string;
+  headerSubtitle: string;
+  enableHistory: boolean;
+  messageHistoryLimit: number;
+  maxMessageLength: number;
+  enableLeadCapture: boolean;
+  leadCaptureMessage: string;
+  enableSounds: boolean;
+  enableTypingIndicator: boolean;
+  showBranding: boolean;
 }
 
 export const DEFAULT_THEME: ChatTheme = {
@@ -27,9 +40,23 @@ export const DEFAULT_THEME: ChatTheme = {
   customQuestions: [],
   welcomeMessage: 'Hello, how can I help you today?',
   enableHandover: true,
+  status: 'active',
+  placeholder: 'Type your message...',
+  headerTitle: '',
+  headerSubtitle: "We're here to help",
+  enableHistory: true,
+  messageHistoryLimit: 100,
+  maxMessageLength: 500,
+  enableLeadCapture: true,
+  leadCaptureMessage: 'To provide you with the best support, could you please share some details?',
+  enableSounds: true,
+  enableTypingIndicator: true,
+  showBranding: true,
 };
 
 const str = (v: unknown, fallback: string) => (typeof v === 'string' && v.trim() ? v : fallback);
+const bool = (v: unknown, fallback: boolean) => (typeof v === 'boolean' ? v : fallback);
+const num = (v: unknown, fallback: number) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : fallback);
 
 export function withDefaults(raw: unknown): ChatTheme {
   // The server may wrap it ({ theme: {...} } / { bot: {...} }) or not.
@@ -48,7 +75,19 @@ export function withDefaults(raw: unknown): ChatTheme {
       ? t.customQuestions.filter((q): q is string => typeof q === 'string' && q.trim() !== '').slice(0, 5)
       : [],
     welcomeMessage: str(t.welcomeMessage, DEFAULT_THEME.welcomeMessage),
-    enableHandover: typeof t.enableHandover === 'boolean' ? t.enableHandover : true,
+    enableHandover: bool(t.enableHandover, true),
+    status: t.status === 'inactive' ? 'inactive' : 'active',
+    placeholder: str(t.placeholder, DEFAULT_THEME.placeholder),
+    headerTitle: typeof t.headerTitle === 'string' ? t.headerTitle : '',
+    headerSubtitle: str(t.headerSubtitle, DEFAULT_THEME.headerSubtitle),
+    enableHistory: bool(t.enableHistory, true),
+    messageHistoryLimit: num(t.messageHistoryLimit, DEFAULT_THEME.messageHistoryLimit),
+    maxMessageLength: num(t.maxMessageLength, DEFAULT_THEME.maxMessageLength),
+    enableLeadCapture: bool(t.enableLeadCapture, true),
+    leadCaptureMessage: str(t.leadCaptureMessage, DEFAULT_THEME.leadCaptureMessage),
+    enableSounds: bool(t.enableSounds, true),
+    enableTypingIndicator: bool(t.enableTypingIndicator, true),
+    showBranding: bool(t.showBranding, true),
   };
 }
 

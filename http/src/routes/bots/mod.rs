@@ -3,6 +3,7 @@
 
 mod create;
 mod crud;
+mod leads;
 mod settings;
 mod sources;
 mod team;
@@ -27,6 +28,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/bots/{bot_id}/sources/{source_id}", web::delete().to(sources::delete))
         .route("/bots/{bot_id}/train", web::post().to(sources::train))
         .route("/bots/{bot_id}/team", web::get().to(team::list))
+        .route("/bots/{bot_id}/leads", web::get().to(leads::list))
         .route("/bots/{bot_id}/team/invite", web::post().to(team::invite))
         .route("/bots/{id}/theme", web::get().to(theme::theme));
 }

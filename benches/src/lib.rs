@@ -1,0 +1,3 @@
+//! Pieces the harness's binaries and micro-benchmarks share.
+
+pub mod synthetic;

@@ -1,0 +1,43 @@
+//! Lead scoring: how promising a visitor who left their details is, 0–100. Ways to reach them
+//! count most (an email above all), then how engaged the conversation was.
+
+use parley_store::chat::CustomerInfo;
+
+const EMAIL: i32 = 35;
+const PHONE: i32 = 20;
+const NAME: i32 = 10;
+const COMPANY: i32 = 10;
+/// Points per message in the conversation, up to `ENGAGEMENT_CAP`.
+const PER_MESSAGE: i32 = 5;
+const ENGAGEMENT_CAP: i32 = 25;
+
+fn given(v: &Option<String>) -> bool {
+    v.as_deref().is_some_and(|s| !s.trim().is_empty())
+}
+
+pub fn score(info: &CustomerInfo, messages: i32) -> i32 {
+    let contact = [(given(&info.email), EMAIL), (given(&info.phone), PHONE), (given(&info.name), NAME), (given(&info.company), COMPANY)]
+        .iter()
+        .filter(|(has, _)| *has)
+        .map(|(_, points)| points)
+        .sum::<i32>();
+    (contact + (messages.max(0) * PER_MESSAGE).min(ENGAGEMENT_CAP)).clamp(0, 100)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(name: &str, email: &str, phone: &str, company: &str) -> CustomerInfo {
+        let opt = |s: &str| (!s.is_empty()).then(|| s.to_string());
+        CustomerInfo { name: opt(name), email: opt(email), phone: opt(phone), company: opt(company) }
+    }
+
+    #[test]
+    fn contact_details_and_engagement_add_up_to_at_most_100() {
+        assert_eq!(score(&info("Ann", "", "", ""), 0), 10);
+        assert_eq!(score(&info("Ann", "ann@x.co", "", ""), 2), 55);
+        assert_eq!(score(&info("Ann", "ann@x.co", "+44 1", "Acme"), 40), 100);
+        assert_eq!(score(&info("", "  ", "", ""), -3), 0, "blanks and odd counts score nothing");
+    }
+}

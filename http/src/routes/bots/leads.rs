@@ -1,0 +1,39 @@
+//! `GET /api/bots/{id}/leads?page=&limit=`: the contact details visitors left with the bot
+//! (spec 1 Leads page), newest first, for everyone on the bot's team.
+
+use actix_web::{web, HttpResponse};
+use parley_store::models::Lead;
+use parley_store::time::to_rfc3339;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::auth::{BotAccess, ViewBot};
+use crate::error::ApiResult;
+use crate::state::AppState;
+
+#[derive(Deserialize)]
+pub struct Page {
+    page: Option<i64>,
+    limit: Option<i64>,
+}
+
+pub fn lead_view(l: &Lead) -> Value {
+    let tags: Value = serde_json::from_str(&l.tags).unwrap_or_else(|_| json!([]));
+    json!({
+        "_id": l.id, "id": l.id, "botId": l.bot_id, "sessionId": l.session_id,
+        "name": l.name, "email": l.email, "phone": l.phone, "company": l.company,
+        "status": l.status, "priority": l.priority, "source": l.source, "notes": l.notes, "tags": tags,
+        "leadScore": l.lead_score, "assignedTo": l.assigned_to,
+        "capturedAt": to_rfc3339(&l.captured_at), "lastContact": l.last_contact.as_ref().map(to_rfc3339),
+    })
+}
+
+pub async fn list(state: web::Data<AppState>, access: BotAccess<ViewBot>, q: web::Query<Page>) -> ApiResult<HttpResponse> {
+    let limit = q.limit.unwrap_or(50).clamp(1, 500);
+    let page = q.page.unwrap_or(1).max(1);
+    let (rows, total) = state.store.leads_of_bot(&access.bot.id, (page - 1) * limit, limit).await?;
+    Ok(HttpResponse::Ok().json(json!({
+        "leads": rows.iter().map(lead_view).collect::<Vec<_>>(),
+        "total": total, "page": page, "limit": limit,
+    })))
+}

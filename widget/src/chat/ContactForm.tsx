@@ -1,0 +1,49 @@
+import { useState, type FormEvent } from 'react';
+import { contactOrNull, type ContactDetails } from './rules';
+
+interface Props {
+  title: string;
+  intro: string;
+  submitLabel: string;
+  skipLabel: string;
+  onSubmit: (details: Partial<ContactDetails> | null) => void;
+  onSkip: () => void;
+}
+
+/** Name, email (email type), phone, company: the handoff request form and the lead card. */
+export function ContactForm({ title, intro, submitLabel, skipLabel, onSubmit, onSkip }: Props) {
+  const [d, setD] = useState<ContactDetails>({ name: '', email: '', phone: '', company: '' });
+  const field = (key: keyof ContactDetails, label: string, type: string, autoComplete: string) => (
+    <label className="field">
+      <span>{label}</span>
+      <input
+        type={type}
+        value={d[key]}
+        autoComplete={autoComplete}
+        onChange={(e) => setD({ ...d, [key]: e.target.value })}
+      />
+    </label>
+  );
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    onSubmit(contactOrNull(d));
+  };
+  return (
+    <form className="contact" aria-label={title} onSubmit={submit}>
+      <h2>{title}</h2>
+      <p>{intro}</p>
+      {field('name', 'Name', 'text', 'name')}
+      {field('email', 'Email', 'email', 'email')}
+      {field('phone', 'Phone', 'tel', 'tel')}
+      {field('company', 'Company', 'text', 'organization')}
+      <div className="actions">
+        <button type="submit" className="primary">
+          {submitLabel}
+        </button>
+        <button type="button" onClick={onSkip}>
+          {skipLabel}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,84 @@
+import { useEffect, useRef } from 'react';
+import type { ChatMessage } from './controller';
+import { THINKING_PHRASES, THINKING_ROTATE_MS } from './rules';
+import { useRotating } from './useRotating';
+
+interface Props {
+  messages: ChatMessage[];
+  botName: string;
+  welcome: string;
+  thinking: boolean;
+  agentTyping: boolean;
+  showTyping: boolean;
+}
+
+function sender(m: ChatMessage, botName: string): string {
+  if (m.role === 'user') return 'You';
+  if (m.role === 'system') return 'System';
+  if (m.role === 'agent') return m.senderName || 'Agent';
+  return botName;
+}
+
+function Sources({ m }: { m: ChatMessage }) {
+  if (!m.sources?.length) return null;
+  return (
+    <ul className="sources" aria-label="Sources">
+      {m.sources.map((s, i) => {
+        const label = s.page ? `${s.title}, page ${s.page}` : s.title;
+        return (
+          <li key={i}>{s.url ? <a href={s.url} target="_blank" rel="noreferrer noopener">{label}</a> : label}</li>
+        );
+      })}
+    </ul>
+  );
+}
+
+/** The messages, then the assistant's thinking phrase or the agent's typing indicator. */
+export function Conversation({ messages, botName, welcome, thinking, agentTyping, showTyping }: Props) {
+  const end = useRef<HTMLDivElement>(null);
+  const phrase = useRotating(THINKING_PHRASES.length, THINKING_ROTATE_MS, thinking);
+  useEffect(() => {
+    end.current?.scrollIntoView?.({ block: 'end' });
+  }, [messages, thinking, agentTyping]);
+  const streaming = messages.some((m) => m.streaming);
+  return (
+    <div className="messages" aria-live="polite">
+      <article className="bubble bot" aria-label={botName}>
+        {welcome}
+      </article>
+      {messages.map((m) => (
+        <article
+          key={m.id}
+          aria-label={sender(m, botName)}
+          className={`bubble ${m.role}${m.isError ? ' error' : ''}${m.local ? ' sending' : ''}`}
+          role={m.isError ? 'alert' : undefined}
+        >
+          {m.role === 'agent' && <span className="who">{sender(m, botName)}</span>}
+          <span className="text">{m.content}</span>
+          <Sources m={m} />
+        </article>
+      ))}
+      {thinking && !streaming && showTyping && (
+        <div className="typing" role="status" aria-label="Assistant is typing">
+          <span className="dots" aria-hidden="true">
+            <i />
+            <i />
+            <i />
+          </span>
+          {THINKING_PHRASES[phrase]}
+        </div>
+      )}
+      {agentTyping && (
+        <div className="typing" role="status" aria-label="Agent is typing">
+          <span className="dots" aria-hidden="true">
+            <i />
+            <i />
+            <i />
+          </span>
+          typing...
+        </div>
+      )}
+      <div ref={end} />
+    </div>
+  );
+}

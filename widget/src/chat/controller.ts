@@ -1,0 +1,406 @@
+// The visitor's conversation: what is on screen and how it changes. The first message starts a
+// conversation over HTTP (POST /api/chat, which also issues the visitor token); from then on the
+// live channel carries everything both ways: messages (acknowledged once saved), the
+// assistant's streamed reply (message-delta, then new-message), the handoff states, the agent's
+// messages and typing. The conversation survives a reload when the bot keeps history.
+
+import type { ChatTheme } from './theme';
+import { ERROR_TEXT, type ContactDetails } from './rules';
+
+export type Role = 'user' | 'bot' | 'agent' | 'system';
+
+export interface Citation {
+  title: string;
+  url?: string | null;
+  page?: number | null;
+}
+
+export interface ChatMessage {
+  id: string;
+  role: Role;
+  content: string;
+  senderName?: string | null;
+  isError?: boolean;
+  sources?: Citation[];
+  /** A reply still streaming in. */
+  streaming?: boolean;
+  /** Shown before the server saved it. */
+  local?: boolean;
+}
+
+export type Mode = 'bot' | 'waiting' | 'agent';
+
+export interface ChatState {
+  messages: ChatMessage[];
+  pending: boolean;
+  mode: Mode;
+  agentName: string | null;
+  agentTyping: boolean;
+  sessionId: string | null;
+  leadGiven: boolean;
+  leadDismissed: boolean;
+  contactFormOpen: boolean;
+}
+
+type Ack = Record<string, unknown> & { success?: boolean; error?: string };
+type Handler = (payload: Record<string, unknown>) => void;
+
+/** The live channel, as the controller needs it (socket.io-client in the page, a fake in tests). */
+export interface Live {
+  on(event: string, handler: Handler): void;
+  emit(event: string, payload: unknown): Promise<Ack>;
+  close(): void;
+}
+
+/** How the controller reaches the server. */
+export interface Transport {
+  startConversation(body: Record<string, unknown>): Promise<{ ok: boolean; status: number; body: Record<string, unknown> }>;
+  connect(visitorToken: string, onReconnect: () => void): Live;
+}
+
+interface Saved {
+  sessionId: string;
+  visitorToken: string;
+}
+
+const storageKey = (botId: string) => `parley:chat:${botId}`;
+
+function loadSaved(botId: string): Saved | null {
+  try {
+    const raw = localStorage.getItem(storageKey(botId));
+    const v = raw ? (JSON.parse(raw) as Partial<Saved>) : null;
+    return v?.sessionId && v.visitorToken ? { sessionId: v.sessionId, visitorToken: v.visitorToken } : null;
+  } catch {
+    return null;
+  }
+}
+
+function toMessage(raw: unknown): ChatMessage | null {
+  if (!raw || typeof raw !== 'object') return null;
+  const m = raw as Record<string, unknown>;
+  const id = typeof m._id === 'string' ? m._id : typeof m.id === 'string' ? m.id : null;
+  if (!id) return null;
+  const role = (['user', 'bot', 'agent', 'system'] as const).find((r) => r === m.role) ?? 'bot';
+  const sources = Array.isArray(m.sources)
+    ? (m.sources as Record<string, unknown>[])
+        .filter((s) => s && typeof s.title === 'string')
+        .map((s) => ({ title: String(s.title), url: typeof s.url === 'string' ? s.url : null, page: typeof s.page === 'number' ? s.page : null }))
+    : [];
+  return {
+    id,
+    role,
+    content: typeof m.content === 'string' ? m.content : '',
+    senderName: typeof m.senderName === 'string' ? m.senderName : typeof m.agentName === 'string' ? m.agentName : null,
+    isError: m.isError === true,
+    sources,
+  };
+}
+
+let localIds = 0;
+
+export class ChatController {
+  state: ChatState = {
+    messages: [],
+    pending: false,
+    mode: 'bot',
+    agentName: null,
+    agentTyping: false,
+    sessionId: null,
+    leadGiven: false,
+    leadDismissed: false,
+    contactFormOpen: false,
+  };
+  private listeners = new Set<() => void>();
+  private live: Live | null = null;
+  private token: string | null = null;
+  private lastSeq = 0;
+
+  constructor(
+    private botId: string,
+    private theme: ChatTheme,
+    private transport: Transport,
+    private onIncoming: () => void = () => {},
+  ) {}
+
+  subscribe = (fn: () => void) => {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  };
+  getState = () => this.state;
+
+  private set(patch: Partial<ChatState>) {
+    this.state = { ...this.state, ...patch };
+    this.listeners.forEach((fn) => fn());
+  }
+
+  /** Counted for the handoff and lead rules: what the visitor and the other side said. */
+  messageCount(): number {
+    return this.state.messages.filter((m) => m.role === 'user' || m.role === 'bot' || m.role === 'agent').length;
+  }
+
+  /** Restores a kept conversation (history on): reconnects and loads what was said. */
+  async restore(): Promise<void> {
+    if (!this.theme.enableHistory) return;
+    const saved = loadSaved(this.botId);
+    if (!saved) return;
+    this.token = saved.visitorToken;
+    this.set({ sessionId: saved.sessionId });
+    const ok = await this.join();
+    if (!ok) {
+      // Expired or deleted: start afresh rather than fail.
+      this.forget();
+      this.set({ sessionId: null, messages: [] });
+    }
+  }
+
+  private remember() {
+    if (!this.theme.enableHistory || !this.state.sessionId || !this.token) return;
+    try {
+      localStorage.setItem(storageKey(this.botId), JSON.stringify({ sessionId: this.state.sessionId, visitorToken: this.token }));
+    } catch {
+      // Storage full or blocked: the conversation still works, it just won't survive a reload.
+    }
+  }
+
+  private forget() {
+    try {
+      localStorage.removeItem(storageKey(this.botId));
+    } catch {
+      /* nothing kept */
+    }
+    this.live?.close();
+    this.live = null;
+    this.token = null;
+  }
+
+  /** Connects the live channel and joins the conversation; false when the server refuses. */
+  private async join(): Promise<boolean> {
+    const sessionId = this.state.sessionId;
+    if (!sessionId || !this.token) return false;
+    if (!this.live) {
+      this.live = this.transport.connect(this.token, () => void this.rejoin());
+      this.listen(this.live);
+    }
+    try {
+      const ack = await this.live.emit('join-session', { sessionId });
+      if (ack.success !== true) return false;
+      this.absorbHistory(ack.messages, ack.session);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** After a reconnect: join again and take only what was missed. */
+  private async rejoin() {
+    const sessionId = this.state.sessionId;
+    if (!sessionId || !this.live) return;
+    try {
+      const ack = await this.live.emit('join-session', { sessionId, afterSeq: this.lastSeq });
+      if (ack.success === true) this.absorbHistory(ack.messages, ack.session);
+    } catch {
+      /* the next reconnect tries again */
+    }
+  }
+
+  private absorbHistory(rawMessages: unknown, rawSession: unknown) {
+    const list = Array.isArray(rawMessages) ? rawMessages : [];
+    for (const raw of list) {
+      const seq = (raw as { seq?: unknown })?.seq;
+      if (typeof seq === 'number') this.lastSeq = Math.max(this.lastSeq, seq);
+      const m = toMessage(raw);
+      if (m) this.upsert(m);
+    }
+    const limit = this.theme.messageHistoryLimit;
+    if (this.state.messages.length > limit) this.set({ messages: this.state.messages.slice(-limit) });
+    const s = (rawSession ?? {}) as Record<string, unknown>;
+    const agent = s.assignedAgent as { name?: string } | null | undefined;
+    if (s.status !== 'resolved' && agent) this.set({ mode: 'agent', agentName: agent.name ?? 'Agent' });
+    else if (s.status !== 'resolved' && s.needsHumanSupport === true) this.set({ mode: 'waiting' });
+    if (s.customerEmail || s.customerName || s.customerPhone) this.set({ leadGiven: true });
+  }
+
+  private upsert(m: ChatMessage) {
+    const messages = [...this.state.messages];
+    const at = messages.findIndex((x) => x.id === m.id);
+    if (at >= 0) {
+      messages[at] = m;
+    } else {
+      // The server's copy of a message shown before it was saved replaces it.
+      const local = m.role === 'user' ? messages.findIndex((x) => x.local && x.content === m.content) : -1;
+      if (local >= 0) messages[local] = m;
+      else messages.push(m);
+    }
+    this.set({ messages });
+  }
+
+  private listen(live: Live) {
+    live.on('new-message', (p) => {
+      if (p.sessionId && p.sessionId !== this.state.sessionId) return;
+      const raw = p.message as Record<string, unknown> | undefined;
+      const seq = raw?.seq;
+      if (typeof seq === 'number') this.lastSeq = Math.max(this.lastSeq, seq);
+      const m = toMessage(raw);
+      if (!m) return;
+      const known = this.state.messages.some((x) => x.id === m.id);
+      this.upsert(m);
+      if (m.role === 'bot') this.set({ pending: false });
+      if (!known && (m.role === 'bot' || m.role === 'agent')) this.onIncoming();
+      if (m.role === 'agent') this.set({ agentTyping: false });
+    });
+    live.on('message-delta', (p) => {
+      const id = typeof p.messageId === 'string' ? p.messageId : null;
+      const delta = typeof p.delta === 'string' ? p.delta : '';
+      if (!id) return;
+      const existing = this.state.messages.find((x) => x.id === id);
+      if (existing && !existing.streaming) return; // the final message is already here
+      this.upsert({ id, role: 'bot', content: (existing?.content ?? '') + delta, streaming: true });
+    });
+    live.on('support-requested', () => this.set({ mode: 'waiting' }));
+    live.on('agent-joined', (p) => {
+      const name = typeof p.agentName === 'string' && p.agentName ? p.agentName : 'Agent';
+      this.set({ mode: 'agent', agentName: name, pending: false });
+      this.onIncoming();
+    });
+    live.on('agent-typing', (p) => this.set({ agentTyping: p.isTyping === true }));
+    live.on('session-resolved', (p) => {
+      const by = typeof p.resolvedBy === 'string' && p.resolvedBy ? p.resolvedBy : 'the agent';
+      this.upsert({
+        id: `resolved-${Date.now()}`,
+        role: 'system',
+        content: `This conversation was resolved by ${by}. You're chatting with ${this.theme.name} again.`,
+      });
+      this.set({ mode: 'bot', agentName: null, agentTyping: false });
+    });
+    live.on('error', (p) => {
+      const message = typeof p.message === 'string' ? p.message : ERROR_TEXT;
+      this.showError(message);
+    });
+  }
+
+  private showError(text: string) {
+    this.upsert({ id: `error-${++localIds}`, role: 'bot', content: text, isError: true });
+    this.set({ pending: false });
+  }
+
+  /** Sends the visitor's message (already checked by the composer's rules). */
+  async send(text: string, lead?: Partial<ContactDetails>): Promise<void> {
+    const local: ChatMessage = { id: `local-${++localIds}`, role: 'user', content: text, local: true };
+    const awaitsReply = this.state.mode === 'bot';
+    this.set({ messages: [...this.state.messages, local], pending: awaitsReply });
+    if (!this.state.sessionId) {
+      await this.start(text, lead);
+      return;
+    }
+    try {
+      const ack = await this.live!.emit('send-message', { sessionId: this.state.sessionId, message: text });
+      if (ack.success !== true) {
+        this.dropLocal(local.id);
+        this.showError(typeof ack.error === 'string' ? ack.error : ERROR_TEXT);
+      } else if (ack.agentConnected === true) {
+        this.set({ pending: false });
+      }
+    } catch {
+      this.dropLocal(local.id);
+      this.showError(ERROR_TEXT);
+    }
+  }
+
+  private dropLocal(id: string) {
+    this.set({ messages: this.state.messages.filter((m) => m.id !== id) });
+  }
+
+  /** The first message: starts the conversation over HTTP, then goes live. */
+  private async start(text: string, lead?: Partial<ContactDetails>): Promise<boolean> {
+    let res: Awaited<ReturnType<Transport['startConversation']>>;
+    try {
+      res = await this.transport.startConversation({ botId: this.botId, message: text, ...(lead ? { leadData: lead } : {}) });
+    } catch {
+      this.showError(ERROR_TEXT);
+      return false;
+    }
+    const locals = this.state.messages.filter((m) => m.local);
+    if (!res.ok) {
+      this.set({ messages: this.state.messages.filter((m) => !locals.includes(m)) });
+      const err = (res.body.error ?? {}) as { message?: string };
+      // The server's own words for what was refused (too long, offline, not on this site...).
+      this.showError(res.status < 500 && err.message ? err.message : ERROR_TEXT);
+      return false;
+    }
+    this.token = String(res.body.visitorToken ?? '');
+    this.set({ sessionId: String(res.body.sessionId ?? '') });
+    this.remember();
+    const user = toMessage(res.body.message);
+    const reply = toMessage(res.body.reply);
+    if (user) this.upsert(user);
+    if (reply) {
+      this.upsert(reply);
+      this.onIncoming();
+    }
+    this.set({ pending: false });
+    await this.join();
+    return true;
+  }
+
+  openContactForm() {
+    this.set({ contactFormOpen: true });
+  }
+
+  closeContactForm() {
+    this.set({ contactFormOpen: false });
+  }
+
+  /** Asks for a human, with the contact details the visitor chose to give. */
+  async requestSupport(details: Partial<ContactDetails> | null): Promise<void> {
+    this.set({ contactFormOpen: false });
+    if (!this.state.sessionId) {
+      const text = 'I would like to talk to a human.';
+      this.set({ messages: [...this.state.messages, { id: `local-${++localIds}`, role: 'user', content: text, local: true }], pending: true });
+      if (!(await this.start(text, details ?? undefined))) return;
+    }
+    try {
+      const ack = await this.live!.emit('request-human-support', {
+        sessionId: this.state.sessionId,
+        message: 'Requested human support',
+        customerInfo: details ?? {},
+      });
+      if (ack.success === true) {
+        this.set({ mode: this.state.mode === 'agent' ? 'agent' : 'waiting', leadGiven: this.state.leadGiven || !!details });
+      } else {
+        this.showError(typeof ack.error === 'string' ? ack.error : ERROR_TEXT);
+      }
+    } catch {
+      this.showError(ERROR_TEXT);
+    }
+  }
+
+  /** The lead card's details, saved as the bot's lead. */
+  async leaveDetails(details: Partial<ContactDetails> | null): Promise<void> {
+    if (!details) {
+      this.set({ leadDismissed: true });
+      return;
+    }
+    this.set({ leadGiven: true });
+    if (!this.state.sessionId || !this.live) return;
+    try {
+      await this.live.emit('leave-details', { sessionId: this.state.sessionId, leadData: details });
+    } catch {
+      console.warn('[Parley] lead capture failed');
+    }
+  }
+
+  dismissLead() {
+    this.set({ leadDismissed: true });
+  }
+
+  /** The visitor's typing, told to a connected agent. */
+  typing(isTyping: boolean) {
+    if (this.state.mode !== 'agent' || !this.live || !this.state.sessionId) return;
+    void this.live.emit('typing', { sessionId: this.state.sessionId, isTyping }).catch(() => {});
+  }
+
+  dispose() {
+    this.live?.close();
+    this.live = null;
+  }
+}
