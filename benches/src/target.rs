@@ -115,8 +115,14 @@ impl Server {
                 return Err(format!("{} did not start", target.name()).into());
             }
         };
-        // Keep draining its stdout so the server never blocks on a full pipe.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        // Keep draining its stdout (its log) so the server never blocks on a full pipe; what it
+        // logs (warnings and errors by default) is passed on.
+        let name = target.name();
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                eprintln!("[{name}] {line}");
+            }
+        });
         Ok(Server { target, base, child, pid, _data_dir: data_dir })
     }
 

@@ -18,18 +18,40 @@ macro_rules! db_run {
 }
 
 /// Like `db_run!`, inside one transaction: the body is an `async move` block returning
-/// `StoreResult<T>`; any error rolls the whole thing back, so nothing is half-written. On SQLite,
-/// transactions of this process take turns (one writer at a time is all SQLite allows; queueing
-/// here avoids the "database is locked" a read-then-write transaction meets when another commits).
+/// `StoreResult<T>`; any error rolls the whole thing back, so nothing is half-written.
+///
+/// On SQLite, transactions of this process take turns (one writer at a time is all SQLite
+/// allows), and each begins IMMEDIATE: it takes the write lock before its first read, waiting
+/// (busy timeout) for any single-statement write under way. A deferred transaction that reads
+/// and then writes fails at once with "database is locked" when another write commits between
+/// the two — which a storm of support requests did.
 macro_rules! db_tx {
     ($store:expr, |$conn:ident| $body:expr) => {{
         use ::diesel_async::scoped_futures::ScopedFutureExt as _;
         use ::diesel_async::AsyncConnection as _;
+        use ::diesel_async::RunQueryDsl as _;
         match $store.connection().await? {
             $crate::pool::Pooled::Sqlite(mut pooled) => {
                 let _turn = $store.sqlite_writer.lock().await;
                 let c = &mut *pooled;
-                c.transaction::<_, $crate::StoreError, _>(|$conn| $body.scope_boxed()).await
+                ::diesel::sql_query("BEGIN IMMEDIATE").execute(c).await?;
+                let outcome: $crate::StoreResult<_> = {
+                    let $conn = &mut *c;
+                    $body.await
+                };
+                match outcome {
+                    Ok(value) => match ::diesel::sql_query("COMMIT").execute(c).await {
+                        Ok(_) => Ok(value),
+                        Err(e) => {
+                            let _ = ::diesel::sql_query("ROLLBACK").execute(c).await;
+                            Err(e.into())
+                        }
+                    },
+                    Err(e) => {
+                        let _ = ::diesel::sql_query("ROLLBACK").execute(c).await;
+                        Err(e)
+                    }
+                }
             }
             $crate::pool::Pooled::Pg(mut pooled) => {
                 let c = &mut *pooled;

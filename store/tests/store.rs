@@ -21,6 +21,7 @@ on_both_backends!(
     bot_update_and_delete_cascade,
     invitations_accept_and_decline,
     credits_are_spent_atomically_up_to_the_limit,
+    transactions_survive_concurrent_single_writes,
     data_survives_reopening,
     activity_is_logged_and_scoped,
 );
@@ -237,4 +238,30 @@ async fn activity_is_logged_and_scoped(backend: Backend) {
     assert_eq!(seen.len(), 1);
     assert_eq!(seen[0].1.as_deref(), Some("A bot"));
     assert_eq!(store.recent_activity(&b.id, 10).await.unwrap().len(), 1);
+}
+
+/// A storm of read-then-write transactions (lead capture) racing single-statement writes (the
+/// sessions' touches): on SQLite a deferred transaction met "database is locked" here.
+async fn transactions_survive_concurrent_single_writes(backend: Backend) {
+    let (_db, store) = store(backend).await;
+    let owner = user(&store, "owner@x.co").await;
+    let b = bot(&store, &owner.id, "Busy").await;
+    let mut sessions = Vec::new();
+    for i in 0..40 {
+        sessions.push(store.create_session(&b.id, &format!("s{i}")).await.unwrap().id);
+    }
+    let mut tasks = Vec::new();
+    for (i, s) in sessions.iter().enumerate() {
+        let (st, bot_id, s) = (store.clone(), b.id.clone(), s.clone());
+        tasks.push(tokio::spawn(async move {
+            let info = parley_store::chat::CustomerInfo { name: Some(format!("V{i}")), email: Some(format!("v{i}@x.co")), phone: None, company: None };
+            st.capture_lead(&bot_id, Some(&s), &info, 50).await.map(|_| ())
+        }));
+        let (st, bot_id) = (store.clone(), b.id.clone());
+        tasks.push(tokio::spawn(async move { st.touch_bot(&bot_id).await }));
+    }
+    for t in tasks {
+        t.await.unwrap().unwrap();
+    }
+    assert_eq!(store.leads_of_bot(&b.id, 0, 100).await.unwrap().1, 40);
 }

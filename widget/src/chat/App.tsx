@@ -49,7 +49,9 @@ export function App({ search = window.location.search, transport = httpTransport
 }
 
 function Header({ theme, agentName }: { theme: ChatTheme; agentName: string | null }) {
-  const title = agentName ?? (theme.headerTitle || theme.name);
+  // The header title the owner chose; the stock 'Chat Support' gives way to the bot's own name.
+  const custom = theme.headerTitle.trim() && theme.headerTitle !== 'Chat Support' ? theme.headerTitle : null;
+  const title = agentName ?? custom ?? theme.name;
   return (
     <header className="header" style={{ background: theme.primaryColour }}>
       {theme.icon && !agentName ? (

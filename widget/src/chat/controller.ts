@@ -263,15 +263,8 @@ export class ChatController {
       this.onIncoming();
     });
     live.on('agent-typing', (p) => this.set({ agentTyping: p.isTyping === true }));
-    live.on('session-resolved', (p) => {
-      const by = typeof p.resolvedBy === 'string' && p.resolvedBy ? p.resolvedBy : 'the agent';
-      this.upsert({
-        id: `resolved-${Date.now()}`,
-        role: 'system',
-        content: `This conversation was resolved by ${by}. You're chatting with ${this.theme.name} again.`,
-      });
-      this.set({ mode: 'bot', agentName: null, agentTyping: false });
-    });
+    // The server's own note ('Session resolved by …') arrives as a saved system message.
+    live.on('session-resolved', () => this.set({ mode: 'bot', agentName: null, agentTyping: false }));
     live.on('error', (p) => {
       const message = typeof p.message === 'string' ? p.message : ERROR_TEXT;
       this.showError(message);

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { chatSrc, mount, optionsFromScript, type Launcher } from './launcher';
 
 let launcher: Launcher | null = null;
@@ -45,5 +45,43 @@ describe('widget.js launcher', () => {
 
   it('builds the chat URL', () => {
     expect(chatSrc('http://localhost:8080', 'abc')).toBe('http://localhost:8080/chat?id=abc');
+  });
+});
+
+describe("the bot's look", () => {
+  it('places the launcher and the chat by chatPosition and sizes the chat by chatSize', () => {
+    launcher = mount({ botId: 'b', origin: 'https://parley.example.com' });
+    launcher.apply({ primaryColour: '#ff0000', chatPosition: 'top-left', chatSize: 'large' });
+    const b = button(launcher);
+    expect(b.style.top).toBe('20px');
+    expect(b.style.left).toBe('20px');
+    expect(b.style.bottom).toBe('');
+    expect(b.style.background).toBe('rgb(255, 0, 0)');
+    launcher.open();
+    expect(frame(launcher)!.style.width).toBe('440px');
+    expect(frame(launcher)!.style.height).toBe('700px');
+    expect(frame(launcher)!.style.top).toBe('88px');
+  });
+
+  it('shows the popup message until the chat opens, and opens by itself after autoOpenDelay', () => {
+    vi.useFakeTimers();
+    launcher = mount({ botId: 'b', origin: 'https://parley.example.com' });
+    launcher.apply({ popupMessage: 'hey there!', autoOpenDelay: 3 });
+    const popup = launcher.host.shadowRoot!.querySelector<HTMLElement>('.p')!;
+    expect(popup.textContent).toContain('hey there!');
+    expect(frame(launcher)).toBeNull();
+    vi.advanceTimersByTime(2999);
+    expect(frame(launcher)).toBeNull();
+    vi.advanceTimersByTime(1);
+    expect(frame(launcher)!.hidden).toBe(false);
+    expect(popup.hidden).toBe(true);
+    vi.useRealTimers();
+  });
+
+  it("uses the whole screen for chatSize 'full'", () => {
+    launcher = mount({ botId: 'b', origin: 'https://parley.example.com' });
+    launcher.apply({ chatSize: 'full' });
+    launcher.open();
+    expect(frame(launcher)!.classList.contains('full')).toBe(true);
   });
 });

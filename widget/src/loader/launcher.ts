@@ -12,19 +12,44 @@ export interface Launcher {
   host: HTMLElement;
   open(): void;
   close(): void;
+  apply(look: LauncherLook): void;
   destroy(): void;
 }
 
+/** What the launcher takes from the bot's public look (GET /api/bots/{id}/theme). */
+export interface LauncherLook {
+  primaryColour?: string;
+  chatPosition?: string;
+  chatSize?: string;
+  popupMessage?: string;
+  /** Seconds before the chat opens by itself; 0 = never. */
+  autoOpenDelay?: number;
+}
+
+/** Chat window sizes (width x height, px); 'full' fills the screen. */
+export const SIZES: Record<string, [number, number]> = { compact: [340, 520], medium: [380, 600], large: [440, 700] };
+
 const CSS = `
 :host{all:initial}
-.b{position:fixed;right:20px;bottom:20px;width:56px;height:56px;border:0;border-radius:50%;cursor:pointer;
+.b{position:fixed;width:56px;height:56px;border:0;border-radius:50%;cursor:pointer;
 box-shadow:0 4px 14px rgba(0,0,0,.25);z-index:2147483646;display:flex;align-items:center;justify-content:center}
 .b svg{width:26px;height:26px;fill:#fff}
-.f{position:fixed;right:20px;bottom:88px;width:380px;height:600px;max-width:calc(100vw - 40px);
-max-height:calc(100vh - 108px);border:0;border-radius:12px;box-shadow:0 8px 30px rgba(0,0,0,.25);
-z-index:2147483647;background:#fff}
-.f[hidden]{display:none}
+.f{position:fixed;border:0;border-radius:12px;box-shadow:0 8px 30px rgba(0,0,0,.25);z-index:2147483647;background:#fff;
+max-width:calc(100vw - 40px);max-height:calc(100vh - 108px)}
+.f[hidden],.p[hidden]{display:none}
+.p{position:fixed;max-width:240px;padding:10px 28px 10px 12px;background:#fff;color:#1f2937;border-radius:10px;
+font:14px/1.4 system-ui,sans-serif;box-shadow:0 4px 14px rgba(0,0,0,.18);z-index:2147483646;cursor:pointer}
+.p button{position:absolute;top:4px;right:4px;border:0;background:none;cursor:pointer;font-size:16px;color:#64748b}
+.full{inset:0!important;width:100vw!important;height:100vh!important;max-width:none;max-height:none;border-radius:0}
+@media (max-width:479px){.f{inset:0!important;width:100vw!important;height:100vh!important;max-width:none;max-height:none;border-radius:0}}
 `;
+
+/** Places an element in a corner: `offset` px from the corner's two edges. */
+function corner(el: HTMLElement, position: string, offset: number) {
+  const [v, h] = (/^(top|bottom)-(left|right)$/.test(position) ? position : 'bottom-right').split('-');
+  el.style.setProperty(v, `${offset}px`);
+  el.style.setProperty(h, '20px');
+}
 
 const CHAT_ICON =
   '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H8l-4 4V6a2 2 0 0 1 2-2z"/></svg>';
@@ -49,6 +74,9 @@ export function mount({ botId, origin, theme = 'light' }: LauncherOptions): Laun
 
   let frame: HTMLIFrameElement | null = null;
   let opened = false;
+  let look: LauncherLook = {};
+  let popup: HTMLElement | null = null;
+  corner(button, 'bottom-right', 20);
 
   const render = () => {
     button.innerHTML = opened ? CLOSE_ICON : CHAT_ICON;
@@ -65,10 +93,54 @@ export function mount({ botId, origin, theme = 'light' }: LauncherOptions): Laun
       frame.title = 'Chat';
       frame.src = chatSrc(origin, botId);
       frame.allow = 'clipboard-write';
+      place(frame);
       root.appendChild(frame);
     }
     opened = true;
+    if (popup) popup.hidden = true;
     render();
+  };
+
+  const place = (f: HTMLIFrameElement) => {
+    const position = look.chatPosition ?? 'bottom-right';
+    if (look.chatSize === 'full') {
+      f.classList.add('full');
+      return;
+    }
+    const [w, h] = SIZES[look.chatSize ?? 'medium'] ?? SIZES.medium;
+    f.style.width = `${w}px`;
+    f.style.height = `${h}px`;
+    corner(f, position, 88);
+  };
+
+  /** Applies the bot's look once it is known; until then the launcher uses the defaults. */
+  const apply = (l: LauncherLook) => {
+    look = l;
+    if (l.primaryColour) button.style.background = l.primaryColour;
+    button.style.removeProperty('right');
+    button.style.removeProperty('bottom');
+    corner(button, l.chatPosition ?? 'bottom-right', 20);
+    if (frame) place(frame);
+    if (l.popupMessage && !opened) {
+      popup = document.createElement('div');
+      popup.className = 'p';
+      popup.setAttribute('role', 'status');
+      popup.textContent = l.popupMessage;
+      const x = document.createElement('button');
+      x.type = 'button';
+      x.setAttribute('aria-label', 'Dismiss');
+      x.textContent = '×';
+      x.addEventListener('click', (e) => {
+        e.stopPropagation();
+        if (popup) popup.hidden = true;
+      });
+      popup.appendChild(x);
+      popup.addEventListener('click', open);
+      corner(popup, l.chatPosition ?? 'bottom-right', 88);
+      root.appendChild(popup);
+    }
+    const delay = Number(l.autoOpenDelay ?? 0);
+    if (delay > 0) setTimeout(() => !opened && open(), delay * 1000);
   };
   const close = () => {
     opened = false;
@@ -90,6 +162,7 @@ export function mount({ botId, origin, theme = 'light' }: LauncherOptions): Laun
     host,
     open,
     close,
+    apply,
     destroy() {
       window.removeEventListener('message', onMessage);
       host.remove();

@@ -1,15 +1,33 @@
 //! `GET /api/bots/{id}/theme`: the public look of a bot's chat, for the widget and `/chat`.
 //! No sign-in: visitors call it. It shows only what the chat draws, never settings or owner.
 
-use actix_web::{web, HttpResponse};
+use actix_web::http::header;
+use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 use parley_store::bots::WidgetConfig;
 use serde_json::{json, Value};
 
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
-pub async fn theme(state: web::Data<AppState>, path: web::Path<String>) -> ApiResult<HttpResponse> {
+/// Called cross-origin by widget.js on the customer's site: a site on the bot's whitelist (any
+/// site when the list is empty) may read it; others are refused, so the launcher does not show.
+pub async fn theme(state: web::Data<AppState>, req: HttpRequest, path: web::Path<String>) -> ApiResult<HttpResponse> {
     let bot = state.store.bot_by_id(&path).await?.ok_or_else(|| ApiError::not_found("Bot"))?;
+    let origin = req.headers().get(header::ORIGIN).and_then(|v| v.to_str().ok()).map(str::to_string);
+    if let Some(origin) = &origin {
+        let settings = state.store.bot_settings(&bot.id).await?;
+        let own = req.connection_info();
+        let own_origin = format!("{}://{}", own.scheme(), own.host());
+        if !crate::embedding::origin_allowed(&settings, origin, &own_origin) {
+            // Readable by the refused page, so the launcher can see the refusal and step aside.
+            let mut refused = ApiError::forbidden("This assistant is not available on this website").error_response();
+            if let Ok(value) = header::HeaderValue::from_str(origin) {
+                refused.headers_mut().insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, value);
+                refused.headers_mut().insert(header::VARY, header::HeaderValue::from_static("Origin"));
+            }
+            return Ok(refused);
+        }
+    }
     let mut out = match serde_json::to_value(WidgetConfig::from_json(&bot.widget)) {
         Ok(Value::Object(map)) => map,
         _ => serde_json::Map::new(),
@@ -23,5 +41,10 @@ pub async fn theme(state: web::Data<AppState>, path: web::Path<String>) -> ApiRe
     }) {
         out.extend(core);
     }
-    Ok(HttpResponse::Ok().insert_header(("Cache-Control", "no-cache")).json(Value::Object(out)))
+    let mut res = HttpResponse::Ok();
+    res.insert_header(("Cache-Control", "no-cache"));
+    if let Some(origin) = origin {
+        res.insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, origin)).insert_header((header::VARY, "Origin"));
+    }
+    Ok(res.json(Value::Object(out)))
 }

@@ -1,0 +1,203 @@
+import { act, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { App } from './App';
+import type { Live, Transport } from './controller';
+import { LoadingScreen } from './LoadingScreen';
+
+type Handler = (p: Record<string, unknown>) => void;
+
+/** A server stand-in: the first message answered over "HTTP", then a live channel the test drives. */
+function fakeServer(theme: Record<string, unknown> = {}) {
+  const handlers = new Map<string, Handler[]>();
+  const emitted: [string, Record<string, unknown>][] = [];
+  let seq = 0;
+  const msg = (role: string, content: string, extra: Record<string, unknown> = {}) => ({ _id: `m${++seq}`, seq, role, content, ...extra });
+  const live: Live = {
+    on: (event, h) => handlers.set(event, [...(handlers.get(event) ?? []), h]),
+    emit: async (event, payload) => {
+      emitted.push([event, payload as Record<string, unknown>]);
+      if (event === 'send-message') {
+        const text = String((payload as { message: string }).message);
+        if (text.length > 500) return { success: false, error: 'Message is too long (501 characters; the limit is 500)' };
+        server.push('new-message', { sessionId: 's1', message: msg('user', text) });
+        return { success: true, agentConnected: false };
+      }
+      return { success: true, messages: [], session: {} };
+    },
+    close: () => {},
+  };
+  const transport: Transport = {
+    startConversation: vi.fn(async (body) => ({
+      ok: true,
+      status: 200,
+      body: { sessionId: 's1', visitorToken: 't1', message: msg('user', String(body.message)), reply: msg('bot', 'We ship in 3 days.', { sources: [{ title: 'Shipping FAQ' }] }) },
+    })),
+    connect: vi.fn(() => live),
+  };
+  const server = {
+    transport,
+    emitted,
+    msg,
+    push(event: string, payload: Record<string, unknown>) {
+      act(() => (handlers.get(event) ?? []).forEach((h) => h(payload)));
+    },
+  };
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async () => Response.json({ name: 'Acme Help', welcomeMessage: 'Hi! Ask me anything.', customQuestions: ['Do you ship abroad?'], ...theme })),
+  );
+  return server;
+}
+
+async function openChat(theme: Record<string, unknown> = {}) {
+  const server = fakeServer(theme);
+  render(<App search="?id=bot-1" transport={server.transport} />);
+  await act(async () => {
+    await vi.advanceTimersByTimeAsync(10);
+  });
+  return server;
+}
+
+const box = () => screen.getByLabelText('Type your message') as HTMLTextAreaElement;
+async function type(text: string, key: { shiftKey?: boolean } = {}) {
+  fireEvent.change(box(), { target: { value: text } });
+  await act(async () => {
+    fireEvent.keyDown(box(), { key: 'Enter', ...key });
+    await vi.advanceTimersByTimeAsync(1);
+  });
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ shouldAdvanceTime: false });
+  localStorage.clear();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('the visitor chat', () => {
+  it('rotates its loading text every 1.5 s and stops the bar at 95%', async () => {
+    render(<LoadingScreen />);
+    expect(screen.getByText('Connecting to your assistant...')).toBeInTheDocument();
+    act(() => void vi.advanceTimersByTime(1500));
+    expect(screen.getByText('Loading the conversation...')).toBeInTheDocument();
+    act(() => void vi.advanceTimersByTime(60_000));
+    expect(screen.getByRole('progressbar')).toHaveAttribute('aria-valuenow', '95');
+  });
+
+  it('sends on Enter, not on Shift+Enter, never empty, and shows the answer with its source', async () => {
+    const server = await openChat();
+    expect(screen.getByRole('button', { name: 'Do you ship abroad?' })).toBeInTheDocument();
+    await type('   ');
+    expect(server.transport.startConversation).not.toHaveBeenCalled();
+    await type('How fast do you ship?', { shiftKey: true });
+    expect(server.transport.startConversation).not.toHaveBeenCalled();
+    await type('How fast do you ship?');
+    expect(server.transport.startConversation).toHaveBeenCalledWith({ botId: 'bot-1', message: 'How fast do you ship?' });
+    expect(screen.getByRole('article', { name: 'You' })).toHaveTextContent('How fast do you ship?');
+    const answers = screen.getAllByRole('article', { name: 'Acme Help' });
+    expect(answers.at(-1)).toHaveTextContent('We ship in 3 days.');
+    expect(screen.getByRole('list', { name: 'Sources' })).toHaveTextContent('Shipping FAQ');
+    expect(screen.queryByRole('button', { name: 'Do you ship abroad?' })).toBeNull();
+  });
+
+  it('rotates a thinking phrase every 2 s while the reply streams in, then shows it whole', async () => {
+    const server = await openChat();
+    await type('first');
+    await type('second question');
+    const status = screen.getByRole('status', { name: 'Assistant is typing' });
+    const first = status.textContent;
+    act(() => void vi.advanceTimersByTime(2000));
+    expect(screen.getByRole('status', { name: 'Assistant is typing' }).textContent).not.toBe(first);
+    await type('not while pending');
+    expect(server.emitted.filter(([e]) => e === 'send-message')).toHaveLength(1);
+    server.push('message-delta', { sessionId: 's1', messageId: 'r1', delta: 'Part one, ' });
+    server.push('message-delta', { sessionId: 's1', messageId: 'r1', delta: 'part two.' });
+    expect(screen.getAllByRole('article', { name: 'Acme Help' }).at(-1)).toHaveTextContent('Part one, part two.');
+    server.push('new-message', { sessionId: 's1', message: { _id: 'r1', role: 'bot', content: 'Part one, part two.' } });
+    expect(screen.queryByRole('status', { name: 'Assistant is typing' })).toBeNull();
+    expect(screen.getAllByText('Part one, part two.')).toHaveLength(1);
+  });
+
+  it('offers a human after 10 s, then waits, connects, and returns to the bot when resolved', async () => {
+    const server = await openChat();
+    expect(screen.queryByRole('button', { name: 'Talk to a human' })).toBeNull();
+    act(() => void vi.advanceTimersByTime(10_000));
+    fireEvent.click(screen.getByRole('button', { name: 'Talk to a human' }));
+    fireEvent.change(screen.getByLabelText('Name'), { target: { value: 'Vic' } });
+    fireEvent.change(screen.getByLabelText('Email'), { target: { value: 'vic@example.com' } });
+    expect(screen.getByLabelText('Email')).toHaveAttribute('type', 'email');
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Request Support' }));
+      await vi.advanceTimersByTimeAsync(1);
+    });
+    const request = server.emitted.find(([e]) => e === 'request-human-support');
+    expect(request?.[1]).toMatchObject({ sessionId: 's1', customerInfo: { name: 'Vic', email: 'vic@example.com' } });
+    expect(screen.getByText('Connecting you with a human agent...')).toBeInTheDocument();
+    expect(screen.getByText('Estimated wait time: 2-5 minutes')).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Talk to a human' })).toBeNull();
+
+    server.push('agent-joined', { agentName: 'Ann', agentId: 'a1', message: 'Ann joined' });
+    expect(screen.getByRole('heading', { name: 'Ann' })).toBeInTheDocument();
+    expect(screen.getByText('Human agent')).toBeInTheDocument();
+    server.push('agent-typing', { isTyping: true });
+    expect(screen.getByRole('status', { name: 'Agent is typing' })).toBeInTheDocument();
+    server.push('new-message', { sessionId: 's1', message: { _id: 'a1m', role: 'agent', content: 'Hi, Ann here.', senderName: 'Ann' } });
+    expect(screen.getByRole('article', { name: 'Ann' })).toHaveTextContent('Hi, Ann here.');
+    expect(screen.queryByRole('status', { name: 'Agent is typing' })).toBeNull();
+    fireEvent.change(box(), { target: { value: 'thanks' } });
+    expect(server.emitted.at(-1)).toEqual(['typing', { sessionId: 's1', isTyping: true }]);
+
+    server.push('new-message', { sessionId: 's1', message: { _id: 'sys1', role: 'system', content: 'Session resolved by Ann' } });
+    server.push('session-resolved', { sessionId: 's1', resolvedBy: 'Ann' });
+    expect(screen.getByRole('article', { name: 'System' })).toHaveTextContent('resolved');
+    expect(screen.getByRole('heading', { name: 'Acme Help' })).toBeInTheDocument();
+  });
+
+  it("shows the server's refusal of an oversize message as an error", async () => {
+    await openChat();
+    await type('hello');
+    fireEvent.change(box(), { target: { value: 'x'.repeat(501) } });
+    expect(screen.getByText('501/500')).toHaveClass('over');
+    await type('x'.repeat(501));
+    expect(screen.getByRole('alert')).toHaveTextContent('Message is too long (501 characters; the limit is 500)');
+  });
+
+  it('asks for contact details 2 s after more than 4 messages, and saves them', async () => {
+    const server = await openChat();
+    await type('one');
+    await type('two');
+    server.push('new-message', { sessionId: 's1', message: { _id: 'b2', role: 'bot', content: 'answer two' } });
+    await type('three');
+    server.push('new-message', { sessionId: 's1', message: { _id: 'b3', role: 'bot', content: 'answer three' } });
+    expect(screen.queryByRole('form', { name: 'Stay in touch' })).toBeNull();
+    act(() => void vi.advanceTimersByTime(2000));
+    expect(screen.getByRole('form', { name: 'Stay in touch' })).toHaveTextContent('could you please share some details?');
+    fireEvent.change(screen.getAllByLabelText('Email').at(-1)!, { target: { value: 'vic@example.com' } });
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
+      await vi.advanceTimersByTimeAsync(1);
+    });
+    expect(server.emitted.find(([e]) => e === 'leave-details')?.[1]).toEqual({ sessionId: 's1', leadData: { email: 'vic@example.com' } });
+    expect(screen.queryByRole('form', { name: 'Stay in touch' })).toBeNull();
+  });
+
+  it('keeps the conversation across a reload when history is on', async () => {
+    localStorage.setItem('parley:chat:bot-1', JSON.stringify({ sessionId: 's1', visitorToken: 't1' }));
+    const server = fakeServer();
+    const emit = vi.fn(async () => ({ success: true, messages: [{ _id: 'old1', seq: 1, role: 'user', content: 'Earlier question' }], session: {} }));
+    server.transport.connect = vi.fn(() => ({ on: () => {}, emit, close: () => {} }));
+    render(<App search="?id=bot-1" transport={server.transport} />);
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(10);
+    });
+    expect(emit).toHaveBeenCalledWith('join-session', { sessionId: 's1' });
+    expect(screen.getByRole('article', { name: 'You' })).toHaveTextContent('Earlier question');
+  });
+
+  it('shows an offline state for an inactive assistant', async () => {
+    await openChat({ status: 'inactive' });
+    expect(screen.getByText('Acme Help is offline')).toBeInTheDocument();
+    expect(screen.queryByLabelText('Type your message')).toBeNull();
+  });
+});
