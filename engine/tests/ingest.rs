@@ -498,16 +498,19 @@ async fn overlapping_trainings_of_one_item_run_one_after_another(backend: Backen
 
     // Three requests at once: one runs, the other two fold into a single run after it.
     let (a, b2, c) = tokio::join!(t.train_source(&text.id), t.train_source(&text.id), t.train_source(&text.id));
+    // (tokio::join! starts with a different future each time: which one runs is not fixed.)
     let statuses = [a.unwrap(), b2.unwrap(), c.unwrap()];
-    assert_eq!(statuses[0], TrainingStatus::Completed);
-    assert_eq!(&statuses[1..], &[TrainingStatus::Processing, TrainingStatus::Processing], "folded, not run beside");
+    assert_eq!(statuses.iter().filter(|s| **s == TrainingStatus::Completed).count(), 1, "{statuses:?}");
+    assert_eq!(statuses.iter().filter(|s| **s == TrainingStatus::Processing).count(), 2, "folded, not run beside: {statuses:?}");
     assert_eq!(completions(&text.id), 2, "the first run plus exactly one re-run");
     let chunks = f.store.bot_chunks(b).await.unwrap();
     assert_eq!(chunks.iter().filter(|c| c.source_id.as_deref() == Some(text.id.as_str())).count(), 1);
 
     // Two re-trains of the bot at once: the second becomes one more pass, never a parallel one.
     let (first, second) = tokio::join!(t.retrain_bot(b), t.retrain_bot(b));
-    assert_eq!((first.unwrap().completed, second.unwrap().completed), (1, 0));
+    let mut passes = [first.unwrap().completed, second.unwrap().completed];
+    passes.sort_unstable();
+    assert_eq!(passes, [0, 1], "one ran (its last pass trained the source), the other folded into it");
     assert_eq!(completions(&text.id), 4, "two passes, one after the other");
     assert_eq!(f.store.source(&text.id).await.unwrap().unwrap().status, "completed");
 

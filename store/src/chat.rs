@@ -88,6 +88,80 @@ fn preview(text: &str) -> String {
     text.chars().take(PREVIEW_CHARS).collect()
 }
 
+/// The statements of appending one message, for both backends and for a batch: evaluates to
+/// `StoreResult<ChatMessage>` (`Err(NotFound)` when the session is gone, nothing written), and
+/// returns early from the enclosing block on a database error.
+macro_rules! append_in {
+    ($conn:ident, $session_id:expr, $new:expr, $now:expr) => {{
+        let (session_id, new, now): (&str, NewMessage, NaiveDateTime) = ($session_id, $new, $now);
+        let sources = serde_json::to_string(&new.sources)?;
+        let is_agent = new.role == Role::Agent;
+        let shown = matches!(new.role, Role::User | Role::Bot | Role::Agent);
+        let last = preview(&new.content);
+        let updated = if shown {
+            diesel::update(chat_sessions::table.find(session_id))
+                .set((
+                    chat_sessions::message_count.eq(chat_sessions::message_count + 1),
+                    chat_sessions::last_message.eq(&last),
+                    chat_sessions::updated_at.eq(now),
+                ))
+                .execute($conn)
+                .await?
+        } else {
+            diesel::update(chat_sessions::table.find(session_id))
+                .set(chat_sessions::updated_at.eq(now))
+                .execute($conn)
+                .await?
+        };
+        if updated == 0 {
+            Err(StoreError::NotFound)
+        } else {
+            let max_seq: Option<i64> = chat_messages::table
+                .filter(chat_messages::session_id.eq(session_id))
+                .select(diesel::dsl::max(chat_messages::seq))
+                .first($conn)
+                .await?;
+            let message = ChatMessage {
+                id: new_id(),
+                session_id: session_id.to_string(),
+                seq: max_seq.unwrap_or(0) + 1,
+                role: new.role.as_str().to_string(),
+                content: new.content,
+                sender_name: new.sender_name,
+                agent_id: new.agent_id,
+                is_agent,
+                is_error: new.is_error,
+                sources,
+                created_at: now,
+                edited_at: None,
+            };
+            diesel::insert_into(chat_messages::table).values(&message).execute($conn).await?;
+            Ok(message)
+        }
+    }};
+}
+
+/// A message waiting for the SQLite group commit.
+pub(crate) struct AppendRequest {
+    session_id: String,
+    new: NewMessage,
+    reply: tokio::sync::oneshot::Sender<StoreResult<ChatMessage>>,
+}
+
+/// Messages queued for the next commit.
+#[derive(Default)]
+pub(crate) struct AppendQueue(std::sync::Mutex<Vec<AppendRequest>>);
+
+impl AppendQueue {
+    fn push(&self, r: AppendRequest) {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(r);
+    }
+
+    fn take(&self) -> Vec<AppendRequest> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+}
+
 impl Store {
     pub async fn create_session(&self, bot_id: &str, title: &str) -> StoreResult<ChatSession> {
         let now = time::now();
@@ -128,54 +202,77 @@ impl Store {
     }
 
     /// Appends a message: bumps the session's count (taking the write lock first), numbers the
-    /// message with it, stores it, and updates the preview — all or nothing.
+    /// message with it, stores it, and updates the preview — all or nothing. Returns once it
+    /// is committed.
+    ///
+    /// On SQLite, messages arriving together are saved together: callers queue their message,
+    /// and whoever gets the writer's turn commits everything queued in one transaction (group
+    /// commit). One commit per message capped relaying at a few thousand messages a second;
+    /// each message is still its own unit (one that cannot be saved fails alone).
     pub async fn append_message(&self, session_id: &str, new: NewMessage) -> StoreResult<ChatMessage> {
+        if self.backend() == crate::Backend::Postgres {
+            let now = time::now();
+            return db_tx!(self, |conn| async move { Ok(append_in!(conn, session_id, new, now)) })?;
+        }
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        self.append_queue.push(AppendRequest { session_id: session_id.to_string(), new, reply });
+        // Take the writer's turn; the turn outlives this call if it is cancelled, so a batch
+        // already taken is always finished.
+        let turn = self.sqlite_writer.clone().lock_owned().await;
+        let batch = self.append_queue.take();
+        if !batch.is_empty() {
+            let store = self.clone();
+            let writing = tokio::spawn(async move {
+                store.write_batch(batch).await;
+                drop(turn);
+            });
+            let _ = writing.await;
+        } else {
+            drop(turn);
+        }
+        answer.await.map_err(|_| StoreError::Connection("the message was not saved".into()))?
+    }
+
+    /// Saves a batch in one SQLite transaction (the caller holds the writer's turn) and
+    /// answers each request.
+    async fn write_batch(&self, batch: Vec<AppendRequest>) {
         let now = time::now();
-        let sources = serde_json::to_string(&new.sources)?;
-        let is_agent = new.role == Role::Agent;
-        let shown = matches!(new.role, Role::User | Role::Bot | Role::Agent);
-        let last = preview(&new.content);
-        db_tx!(self, |conn| async move {
-            let updated = if shown {
-                diesel::update(chat_sessions::table.find(session_id))
-                    .set((
-                        chat_sessions::message_count.eq(chat_sessions::message_count + 1),
-                        chat_sessions::last_message.eq(&last),
-                        chat_sessions::updated_at.eq(now),
-                    ))
-                    .execute(conn)
-                    .await?
-            } else {
-                diesel::update(chat_sessions::table.find(session_id))
-                    .set(chat_sessions::updated_at.eq(now))
-                    .execute(conn)
-                    .await?
-            };
-            if updated == 0 {
-                return Err(StoreError::NotFound);
+        let mut replies = Vec::with_capacity(batch.len());
+        let mut items = Vec::with_capacity(batch.len());
+        for r in batch {
+            replies.push(r.reply);
+            items.push((r.session_id, r.new));
+        }
+        let saved: StoreResult<Vec<StoreResult<ChatMessage>>> = match self.connection().await {
+            Ok(crate::pool::Pooled::Sqlite(mut pooled)) => async {
+                sqlite_tx!(&mut *pooled, |conn| async move {
+                    let mut out = Vec::with_capacity(items.len());
+                    for (session_id, new) in items {
+                        let session_id = session_id.as_str();
+                        // A message whose session is gone fails alone; a database error fails
+                        // (and rolls back) the batch.
+                        out.push(append_in!(conn, session_id, new, now));
+                    }
+                    Ok(out)
+                })
             }
-            let max_seq: Option<i64> = chat_messages::table
-                .filter(chat_messages::session_id.eq(session_id))
-                .select(diesel::dsl::max(chat_messages::seq))
-                .first(conn)
-                .await?;
-            let message = ChatMessage {
-                id: new_id(),
-                session_id: session_id.to_string(),
-                seq: max_seq.unwrap_or(0) + 1,
-                role: new.role.as_str().to_string(),
-                content: new.content,
-                sender_name: new.sender_name,
-                agent_id: new.agent_id,
-                is_agent,
-                is_error: new.is_error,
-                sources,
-                created_at: now,
-                edited_at: None,
-            };
-            diesel::insert_into(chat_messages::table).values(&message).execute(conn).await?;
-            Ok(message)
-        })
+            .await,
+            Ok(crate::pool::Pooled::Pg(_)) => Err(StoreError::Connection("group commit is for SQLite".into())),
+            Err(e) => Err(e),
+        };
+        match saved {
+            Ok(results) => {
+                for (reply, result) in replies.into_iter().zip(results) {
+                    let _ = reply.send(result);
+                }
+            }
+            Err(e) => {
+                let reason = e.to_string();
+                for reply in replies {
+                    let _ = reply.send(Err(StoreError::Connection(reason.clone())));
+                }
+            }
+        }
     }
 
     /// The session's messages in order; `after_seq` skips those already seen, `limit` keeps the

@@ -51,6 +51,8 @@ pub struct Store {
     pub(crate) default_plan: std::sync::Arc<str>,
     /// SQLite transactions take turns through this (see `db_tx!`).
     pub(crate) sqlite_writer: std::sync::Arc<tokio::sync::Mutex<()>>,
+    /// Chat messages waiting to be saved together (SQLite group commit, see `chat`).
+    pub(crate) append_queue: std::sync::Arc<crate::chat::AppendQueue>,
 }
 
 impl Store {
@@ -86,7 +88,7 @@ impl Store {
             .max_size(pool_size)
             .build()
             .map_err(|e| StoreError::Connection(e.to_string()))?;
-        let store = Store { pools: Pools::Sqlite(pool), default_plan: "free".into(), sqlite_writer: Default::default() };
+        let store = Store { pools: Pools::Sqlite(pool), default_plan: "free".into(), sqlite_writer: Default::default(), append_queue: Default::default() };
         store.ping().await?;
         Ok(store)
     }
@@ -106,7 +108,7 @@ impl Store {
             .max_size(pool_size)
             .build()
             .map_err(|e| StoreError::Connection(e.to_string()))?;
-        let store = Store { pools: Pools::Pg(pool), default_plan: "free".into(), sqlite_writer: Default::default() };
+        let store = Store { pools: Pools::Pg(pool), default_plan: "free".into(), sqlite_writer: Default::default(), append_queue: Default::default() };
         store.ping().await?;
         Ok(store)
     }

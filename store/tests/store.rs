@@ -22,6 +22,7 @@ on_both_backends!(
     invitations_accept_and_decline,
     credits_are_spent_atomically_up_to_the_limit,
     transactions_survive_concurrent_single_writes,
+    messages_saved_together_keep_their_order_and_fail_alone,
     data_survives_reopening,
     activity_is_logged_and_scoped,
 );
@@ -264,4 +265,31 @@ async fn transactions_survive_concurrent_single_writes(backend: Backend) {
         t.await.unwrap().unwrap();
     }
     assert_eq!(store.leads_of_bot(&b.id, 0, 100).await.unwrap().1, 40);
+}
+
+/// Many messages at once (saved together on SQLite): every one is saved exactly once, numbered
+/// without gaps per conversation, and one for a deleted conversation fails without the others.
+async fn messages_saved_together_keep_their_order_and_fail_alone(backend: Backend) {
+    use parley_store::chat::{NewMessage, Role};
+    let (_db, store) = store(backend).await;
+    let owner = user(&store, "owner@x.co").await;
+    let b = bot(&store, &owner.id, "Chatty").await;
+    let a = store.create_session(&b.id, "a").await.unwrap().id;
+    let c = store.create_session(&b.id, "c").await.unwrap().id;
+    let mut tasks = Vec::new();
+    for i in 0..60 {
+        let (st, sid) = (store.clone(), if i % 2 == 0 { a.clone() } else { c.clone() });
+        tasks.push(tokio::spawn(async move { st.append_message(&sid, NewMessage::simple(Role::User, format!("m{i}"))).await }));
+    }
+    let st = store.clone();
+    let gone = tokio::spawn(async move { st.append_message("no-such-session", NewMessage::simple(Role::User, "lost")).await });
+    for t in tasks {
+        t.await.unwrap().unwrap();
+    }
+    assert!(matches!(gone.await.unwrap(), Err(StoreError::NotFound)));
+    for sid in [&a, &c] {
+        let seqs: Vec<i64> = store.messages(sid, 0, 1000).await.unwrap().iter().map(|m| m.seq).collect();
+        assert_eq!(seqs, (1..=30).collect::<Vec<i64>>());
+        assert_eq!(store.session(sid).await.unwrap().unwrap().message_count, 30);
+    }
 }
