@@ -216,64 +216,25 @@ impl Store {
         }
         let (reply, answer) = tokio::sync::oneshot::channel();
         self.append_queue.push(AppendRequest { session_id: session_id.to_string(), new, reply });
-        // Take the writer's turn; the turn outlives this call if it is cancelled, so a batch
-        // already taken is always finished.
+        // A connection first, then the writer's turn — the order `db_tx!` takes them in, so a
+        // turn holder never waits for a connection held by someone waiting for the turn. The
+        // turn outlives this call if it is cancelled, so a batch already taken is finished.
+        let pooled = self.connection().await?;
         let turn = self.sqlite_writer.clone().lock_owned().await;
         let batch = self.append_queue.take();
         if !batch.is_empty() {
-            let store = self.clone();
             let writing = tokio::spawn(async move {
-                store.write_batch(batch).await;
+                write_batch(pooled, batch).await;
                 drop(turn);
             });
             let _ = writing.await;
         } else {
             drop(turn);
+            drop(pooled);
         }
         answer.await.map_err(|_| StoreError::Connection("the message was not saved".into()))?
     }
 
-    /// Saves a batch in one SQLite transaction (the caller holds the writer's turn) and
-    /// answers each request.
-    async fn write_batch(&self, batch: Vec<AppendRequest>) {
-        let now = time::now();
-        let mut replies = Vec::with_capacity(batch.len());
-        let mut items = Vec::with_capacity(batch.len());
-        for r in batch {
-            replies.push(r.reply);
-            items.push((r.session_id, r.new));
-        }
-        let saved: StoreResult<Vec<StoreResult<ChatMessage>>> = match self.connection().await {
-            Ok(crate::pool::Pooled::Sqlite(mut pooled)) => async {
-                sqlite_tx!(&mut *pooled, |conn| async move {
-                    let mut out = Vec::with_capacity(items.len());
-                    for (session_id, new) in items {
-                        let session_id = session_id.as_str();
-                        // A message whose session is gone fails alone; a database error fails
-                        // (and rolls back) the batch.
-                        out.push(append_in!(conn, session_id, new, now));
-                    }
-                    Ok(out)
-                })
-            }
-            .await,
-            Ok(crate::pool::Pooled::Pg(_)) => Err(StoreError::Connection("group commit is for SQLite".into())),
-            Err(e) => Err(e),
-        };
-        match saved {
-            Ok(results) => {
-                for (reply, result) in replies.into_iter().zip(results) {
-                    let _ = reply.send(result);
-                }
-            }
-            Err(e) => {
-                let reason = e.to_string();
-                for reply in replies {
-                    let _ = reply.send(Err(StoreError::Connection(reason.clone())));
-                }
-            }
-        }
-    }
 
     /// The session's messages in order; `after_seq` skips those already seen, `limit` keeps the
     /// newest ones.
@@ -520,5 +481,46 @@ impl Store {
         let now = time::now();
         db_run!(self, |conn| diesel::update(bots::table.find(bot_id)).set(bots::last_active.eq(now)).execute(conn).await)?;
         Ok(())
+    }
+}
+
+/// Saves a batch in one SQLite transaction on `pooled` (the caller holds the writer's turn)
+/// and answers each request.
+async fn write_batch(pooled: crate::pool::Pooled, batch: Vec<AppendRequest>) {
+    let now = time::now();
+    let mut replies = Vec::with_capacity(batch.len());
+    let mut items = Vec::with_capacity(batch.len());
+    for r in batch {
+        replies.push(r.reply);
+        items.push((r.session_id, r.new));
+    }
+    let saved: StoreResult<Vec<StoreResult<ChatMessage>>> = match pooled {
+        crate::pool::Pooled::Sqlite(mut pooled) => async {
+            sqlite_tx!(&mut *pooled, |conn| async move {
+                let mut out = Vec::with_capacity(items.len());
+                for (session_id, new) in items {
+                    let session_id = session_id.as_str();
+                    // A message whose session is gone fails alone; a database error fails
+                    // (and rolls back) the batch.
+                    out.push(append_in!(conn, session_id, new, now));
+                }
+                Ok(out)
+            })
+        }
+        .await,
+        crate::pool::Pooled::Pg(_) => Err(StoreError::Connection("group commit is for SQLite".into())),
+    };
+    match saved {
+        Ok(results) => {
+            for (reply, result) in replies.into_iter().zip(results) {
+                let _ = reply.send(result);
+            }
+        }
+        Err(e) => {
+            let reason = e.to_string();
+            for reply in replies {
+                let _ = reply.send(Err(StoreError::Connection(reason.clone())));
+            }
+        }
     }
 }

@@ -113,8 +113,14 @@ pub struct Engine {
     store: Store,
     registry: Registry,
     conns: Arc<Mutex<HashMap<ConnId, ConnState>>>,
+    /// When each bot's "last active" was last written: once a minute is enough for a
+    /// dashboard, and a write per message would compete with saving the messages.
+    touched: Arc<Mutex<HashMap<String, std::time::Instant>>>,
     _arbiters: Arc<Vec<Arbiter>>,
 }
+
+/// How stale a bot's "last active" may be.
+const TOUCH_EVERY: Duration = Duration::from_secs(60);
 
 /// The longest title a session takes from its first message.
 const TITLE_CHARS: usize = 50;
@@ -141,6 +147,7 @@ impl Engine {
             registry: Registry::new(store.clone(), brain, handles, settings.reply_timeout),
             store,
             conns: Arc::new(Mutex::new(HashMap::new())),
+            touched: Arc::default(),
             _arbiters: Arc::new(arbiters),
         }
     }
@@ -151,6 +158,24 @@ impl Engine {
 
     fn conns(&self) -> std::sync::MutexGuard<'_, HashMap<ConnId, ConnState>> {
         self.conns.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    async fn touch_bot(&self, bot_id: &str) -> Result<(), EngineError> {
+        let due = {
+            let mut touched = self.touched.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let now = std::time::Instant::now();
+            match touched.get(bot_id) {
+                Some(at) if now.duration_since(*at) < TOUCH_EVERY => false,
+                _ => {
+                    touched.insert(bot_id.to_string(), now);
+                    true
+                }
+            }
+        };
+        if due {
+            self.store.touch_bot(bot_id).await?;
+        }
+        Ok(())
     }
 
     /// The member's role on the bot, or NotFound when they have none (existence does not leak).
@@ -220,7 +245,7 @@ impl Engine {
             self.store.request_contact(&session_id, lead).await?;
             self.capture_lead(&bot.id, &session_id, lead).await?;
         }
-        self.store.touch_bot(&bot.id).await?;
+        self.touch_bot(&bot.id).await?;
         for _ in 0..2 {
             let addr = self.registry.session(&session_id).await?;
             let (tx, rx) = oneshot::channel();
