@@ -16,6 +16,7 @@ pub mod leads;
 pub mod models;
 pub mod roles;
 pub mod schema;
+pub mod stats;
 pub mod team;
 #[cfg(feature = "testing")]
 pub mod testing;

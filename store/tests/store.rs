@@ -23,6 +23,7 @@ on_both_backends!(
     credits_are_spent_atomically_up_to_the_limit,
     transactions_survive_concurrent_single_writes,
     messages_saved_together_keep_their_order_and_fail_alone,
+    support_figures_come_from_the_sessions,
     data_survives_reopening,
     activity_is_logged_and_scoped,
 );
@@ -292,4 +293,39 @@ async fn messages_saved_together_keep_their_order_and_fail_alone(backend: Backen
         assert_eq!(seqs, (1..=30).collect::<Vec<i64>>());
         assert_eq!(store.session(sid).await.unwrap().unwrap().message_count, 30);
     }
+}
+
+/// The agent dashboard's figures: queue, active, resolved today and in all, satisfaction from
+/// ratings, response time from a request to the agent's first message.
+async fn support_figures_come_from_the_sessions(backend: Backend) {
+    use parley_store::chat::{CustomerInfo, NewMessage, Role};
+    let (_db, store) = store(backend).await;
+    let owner = user(&store, "owner@x.co").await;
+    let b = bot(&store, &owner.id, "Help").await;
+    let day_start = parley_store::time::now() - chrono::Duration::hours(1);
+    let empty = store.support_stats(&b.id, day_start).await.unwrap();
+    assert_eq!((empty.waiting, empty.active, empty.resolved_total, empty.average_rating, empty.average_response_secs), (0, 0, 0, None, None));
+
+    let mut ids = Vec::new();
+    for i in 0..3 {
+        let s = store.create_session(&b.id, &format!("s{i}")).await.unwrap().id;
+        store.request_support(&s, &CustomerInfo::default()).await.unwrap();
+        ids.push(s);
+    }
+    let _not_asking = store.create_session(&b.id, "just browsing").await.unwrap();
+    assert!(store.take_session(&ids[0], &owner.id, "Ann").await.unwrap());
+    assert!(store.take_session(&ids[1], &owner.id, "Ann").await.unwrap());
+    let mut agent = NewMessage::simple(Role::Agent, "Hi, Ann here");
+    agent.agent_id = Some(owner.id.clone());
+    store.append_message(&ids[0], agent).await.unwrap();
+    store.resolve_session(&ids[0], "Ann", Some(5), None).await.unwrap();
+    store.resolve_session(&ids[1], "Ann", Some(3), Some("slow")).await.unwrap();
+
+    let s = store.support_stats(&b.id, day_start).await.unwrap();
+    assert_eq!((s.waiting, s.active, s.resolved_today, s.resolved_total), (1, 0, 2, 2));
+    assert_eq!((s.average_rating, s.rated), (Some(4.0), 2));
+    assert_eq!(s.answered, 1, "only one session got an agent message");
+    assert!(s.average_response_secs.unwrap() >= 0.0 && s.average_response_secs.unwrap() < 60.0);
+    let tomorrow = parley_store::time::now() + chrono::Duration::hours(1);
+    assert_eq!(store.support_stats(&b.id, tomorrow).await.unwrap().resolved_today, 0);
 }

@@ -4,6 +4,7 @@
 
 mod send;
 mod sessions;
+mod stats;
 
 use actix_web::web;
 
@@ -18,5 +19,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/chat/session/{id}/messages/{message_id}", web::put().to(sessions::edit_message))
         .route("/chat/bot/{bot_id}/support-sessions", web::get().to(sessions::support_sessions))
         .route("/chat/bot/{bot_id}/agent-sessions", web::get().to(sessions::agent_sessions))
-        .route("/chat/bot/{bot_id}/all-sessions", web::get().to(sessions::all_sessions));
+        .route("/chat/bot/{bot_id}/all-sessions", web::get().to(sessions::all_sessions))
+        .route("/chat/bot/{bot_id}/support-stats", web::get().to(stats::support_stats));
 }
