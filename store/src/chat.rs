@@ -148,17 +148,41 @@ pub(crate) struct AppendRequest {
     reply: tokio::sync::oneshot::Sender<StoreResult<ChatMessage>>,
 }
 
-/// Messages queued for the next commit.
+/// Messages queued for the next commit, and whether a caller is leading (saving them).
 #[derive(Default)]
-pub(crate) struct AppendQueue(std::sync::Mutex<Vec<AppendRequest>>);
+pub(crate) struct AppendQueue {
+    pending: std::sync::Mutex<Vec<AppendRequest>>,
+    leading: std::sync::atomic::AtomicBool,
+}
 
 impl AppendQueue {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<AppendRequest>> {
+        self.pending.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     fn push(&self, r: AppendRequest) {
-        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(r);
+        self.lock().push(r);
     }
 
     fn take(&self) -> Vec<AppendRequest> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+        std::mem::take(&mut *self.lock())
+    }
+
+    /// Becomes the leader unless someone is.
+    fn claim_lead(&self) -> bool {
+        use std::sync::atomic::Ordering;
+        self.leading.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire).is_ok()
+    }
+
+    /// Stops leading; `false` when a request queued meanwhile and the lead was taken back (a
+    /// caller who queued while this one was still leading counts on it).
+    fn resign(&self) -> bool {
+        use std::sync::atomic::Ordering;
+        self.leading.store(false, Ordering::Release);
+        if self.lock().is_empty() {
+            return true;
+        }
+        !self.claim_lead()
     }
 }
 
@@ -205,10 +229,12 @@ impl Store {
     /// message with it, stores it, and updates the preview — all or nothing. Returns once it
     /// is committed.
     ///
-    /// On SQLite, messages arriving together are saved together: callers queue their message,
-    /// and whoever gets the writer's turn commits everything queued in one transaction (group
-    /// commit). One commit per message capped relaying at a few thousand messages a second;
-    /// each message is still its own unit (one that cannot be saved fails alone).
+    /// On SQLite, messages arriving together are saved together: callers queue their message;
+    /// one of them leads, committing everything queued in one transaction at a time (group
+    /// commit) on a single connection, while the others just wait for their answer. One commit
+    /// per message capped relaying, and waiters each holding a pooled connection starved the
+    /// reads under load; each message is still its own unit (one that cannot be saved fails
+    /// alone).
     pub async fn append_message(&self, session_id: &str, new: NewMessage) -> StoreResult<ChatMessage> {
         if self.backend() == crate::Backend::Postgres {
             let now = time::now();
@@ -216,23 +242,41 @@ impl Store {
         }
         let (reply, answer) = tokio::sync::oneshot::channel();
         self.append_queue.push(AppendRequest { session_id: session_id.to_string(), new, reply });
-        // A connection first, then the writer's turn — the order `db_tx!` takes them in, so a
-        // turn holder never waits for a connection held by someone waiting for the turn. The
-        // turn outlives this call if it is cancelled, so a batch already taken is finished.
-        let pooled = self.connection().await?;
-        let turn = self.sqlite_writer.clone().lock_owned().await;
-        let batch = self.append_queue.take();
-        if !batch.is_empty() {
-            let writing = tokio::spawn(async move {
-                write_batch(pooled, batch).await;
-                drop(turn);
-            });
-            let _ = writing.await;
-        } else {
-            drop(turn);
-            drop(pooled);
+        if self.append_queue.claim_lead() {
+            // This call leads: it saves batches until the queue is empty. On its own task, so a
+            // cancelled caller never strands what others queued.
+            let store = self.clone();
+            let _ = tokio::spawn(async move { store.lead_appends().await }).await;
         }
         answer.await.map_err(|_| StoreError::Connection("the message was not saved".into()))?
+    }
+
+    /// The leader's loop: take what is queued, save it in one transaction with the writer's
+    /// turn, repeat until nothing is left. One connection for all appends, so the other
+    /// pooled connections stay free for reads however many messages are waiting.
+    async fn lead_appends(&self) {
+        loop {
+            let batch = self.append_queue.take();
+            if batch.is_empty() {
+                if self.append_queue.resign() {
+                    return;
+                }
+                continue;
+            }
+            let pooled = match self.connection().await {
+                Ok(p) => p,
+                Err(e) => {
+                    let reason = e.to_string();
+                    for r in batch {
+                        let _ = r.reply.send(Err(StoreError::Connection(reason.clone())));
+                    }
+                    continue;
+                }
+            };
+            let turn = self.sqlite_writer.lock().await;
+            write_batch(pooled, batch).await;
+            drop(turn);
+        }
     }
 
 
