@@ -1,6 +1,7 @@
 // The spec's route table. Inside the shell every route needs a signed-in user; the screens that
 // work on one bot also need an active bot. /agent-dashboard, /bot-settings and /teams do not: the
 // spec gives them their own "no bot selected" states.
+import type { JSX } from 'react';
 import { createBrowserRouter, createMemoryRouter, type RouteObject } from 'react-router';
 import { RedirectIfSignedIn, RequireAuth, RequireBot } from './routes/guards';
 import { Shell } from './layout/Shell';
@@ -11,21 +12,26 @@ import { AuthSuccessRoute } from './routes/auth-success';
 import { MyBotsRoute } from './routes/my-bots';
 import { ServerPageRoute } from './routes/server-page';
 import { NotFoundRoute } from './routes/not-found';
-import {
-  AgentDashboardRoute,
-  BotSettingsRoute,
-  BotScreenRoute,
-  PageRoute,
-  TeamsRoute,
-} from './routes/pages';
+import { PageRoute, TeamsRoute } from './routes/pages';
+import { StatsRoute } from './routes/stats';
+import { TrainingRoute } from './routes/training';
+import { PreviewRoute } from './routes/preview';
+import { IntegrationsRoute } from './routes/integrations';
+import { BotChatRoute } from './routes/botchat';
+import { SessionsRoute } from './routes/sessions';
+import { AgentDashboardRoute } from './routes/agent-dashboard';
+import { BotSettingsRoute } from './routes/bot-settings';
+import { SettingsRoute } from './routes/settings';
+import { DocsRoute } from './routes/docs';
 
-const botScreens: [path: string, title: string][] = [
-  ['/stats', 'Analytics'],
-  ['/botchat', 'Chat'],
-  ['/preview', 'Customize'],
-  ['/training', 'Training'],
-  ['/sessions', 'Sessions'],
-  ['/integrations', 'Integrations'],
+/** Screens about one bot: without an active bot they send the user to /dashboard. */
+const botScreens: [path: string, element: JSX.Element][] = [
+  ['/stats', <StatsRoute />],
+  ['/botchat', <BotChatRoute />],
+  ['/preview', <PreviewRoute />],
+  ['/training', <TrainingRoute />],
+  ['/sessions', <SessionsRoute />],
+  ['/integrations', <IntegrationsRoute />],
 ];
 
 export const routes: RouteObject[] = [
@@ -44,21 +50,14 @@ export const routes: RouteObject[] = [
     ),
     children: [
       { path: '/dashboard', element: <MyBotsRoute /> },
-      { path: '/docs', element: <PageRoute title="Documentation" /> },
+      { path: '/docs', element: <DocsRoute /> },
       { path: '/agent-dashboard', element: <AgentDashboardRoute /> },
       { path: '/leads', element: <PageRoute title="Leads" /> },
       { path: '/teams', element: <TeamsRoute /> },
       { path: '/bot-settings', element: <BotSettingsRoute /> },
       { path: '/billing', element: <PageRoute title="Billing and Subscription" /> },
-      { path: '/settings', element: <PageRoute title="Settings" /> },
-      ...botScreens.map(([path, title]) => ({
-        path,
-        element: (
-          <RequireBot>
-            <BotScreenRoute title={title} />
-          </RequireBot>
-        ),
-      })),
+      { path: '/settings', element: <SettingsRoute /> },
+      ...botScreens.map(([path, element]) => ({ path, element: <RequireBot>{element}</RequireBot> })),
     ],
   },
   { path: '*', element: <NotFoundRoute /> },

@@ -1,0 +1,11 @@
+// Bot Settings — placeholder until its screen lands.
+import { useSnapshot } from 'valtio';
+import { activeBot, bots } from '@/features/bots/stores/bots';
+import { PageHeader } from '@/components/PageHeader';
+import { NoBot } from '@/components/NoBot';
+
+export function BotSettingsRoute() {
+  const bot = activeBot(useSnapshot(bots));
+  if (!bot) return <NoBot title="No Bot Selected" message="Please select a bot to configure its settings." />;
+  return <PageHeader title="Bot Settings" subtitle={bot.name ?? undefined} />;
+}

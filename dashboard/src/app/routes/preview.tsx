@@ -1,0 +1,9 @@
+// Customize — placeholder until its screen lands; shows only its real title.
+import { useSnapshot } from 'valtio';
+import { activeBot, bots } from '@/features/bots/stores/bots';
+import { PageHeader } from '@/components/PageHeader';
+
+export function PreviewRoute() {
+  const bot = activeBot(useSnapshot(bots));
+  return <PageHeader title="Customize" subtitle={bot?.name ?? undefined} />;
+}

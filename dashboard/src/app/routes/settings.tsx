@@ -1,0 +1,6 @@
+// Settings — placeholder until its screen lands.
+import { PageHeader } from '@/components/PageHeader';
+
+export function SettingsRoute() {
+  return <PageHeader title="Settings" />;
+}
