@@ -275,19 +275,19 @@ async fn handle(state: &AppState, live: &Live, event: &str, p: &Payload) -> Resu
         }
         "get-active-sessions" => {
             let bot_id = bot_of(live, p)?;
-            let (sessions, _) = engine.sessions(user_of(live)?, &bot_id, SessionFilter::SupportQueue, 0, 500).await?;
+            let (sessions, _) = engine.sessions(user_of(live)?, &bot_id, SessionFilter::SupportQueue, None, 0, 500).await?;
             live.conn.sink.do_send(Push(parley_engine::chat::ServerEvent::ActiveSupportSessions { sessions: sessions.clone() }));
             Ok(json!({"sessions": sessions}))
         }
         "get-all-sessions" => {
             let bot_id = bot_of(live, p)?;
-            let (sessions, _) = engine.sessions(user_of(live)?, &bot_id, SessionFilter::Open, 0, 500).await?;
+            let (sessions, _) = engine.sessions(user_of(live)?, &bot_id, SessionFilter::Open, None, 0, 500).await?;
             live.conn.sink.do_send(Push(parley_engine::chat::ServerEvent::AllSessionsUpdate { sessions: sessions.clone() }));
             Ok(json!({"sessions": sessions}))
         }
         "get-agent-sessions" => {
             let bot_id = bot_of(live, p)?;
-            let (sessions, _) = engine.sessions(user_of(live)?, &bot_id, SessionFilter::AssignedTo, 0, 500).await?;
+            let (sessions, _) = engine.sessions(user_of(live)?, &bot_id, SessionFilter::AssignedTo, None, 0, 500).await?;
             Ok(json!({"sessions": sessions}))
         }
         "transfer-session" => {

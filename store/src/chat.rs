@@ -82,6 +82,23 @@ pub enum SessionFilter {
     Open,
 }
 
+diesel::define_sql_function!(fn lower(x: diesel::sql_types::Text) -> diesel::sql_types::Text);
+
+/// A LIKE pattern matching `text` anywhere, case-insensitively (compare with `lower(column)`);
+/// the wildcards `%` and `_` a person types are matched literally (escaped with `\`).
+pub fn contains_pattern(text: &str) -> String {
+    let mut pattern = String::with_capacity(text.len() + 2);
+    pattern.push('%');
+    for c in text.to_lowercase().chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    pattern
+}
+
 const PREVIEW_CHARS: usize = 200;
 
 fn preview(text: &str) -> String {
@@ -314,16 +331,19 @@ impl Store {
         })
     }
 
-    /// A page of a bot's sessions, newest activity first, and the total count.
+    /// A page of a bot's sessions, newest activity first, and the total count. `title_search`
+    /// keeps the sessions whose title contains it (any case).
     pub async fn sessions_of_bot(
         &self,
         bot_id: &str,
         filter: SessionFilter,
         agent_id: Option<&str>,
+        title_search: Option<&str>,
         offset: i64,
         limit: i64,
     ) -> StoreResult<(Vec<ChatSession>, i64)> {
         let agent = agent_id.unwrap_or_default().to_string();
+        let pattern = title_search.map(str::trim).filter(|t| !t.is_empty()).map(contains_pattern);
         // The boxed query is built inside each backend's arm: a boxed query is tied to one backend.
         db_run!(self, |conn| {
             let query = || {
@@ -342,6 +362,9 @@ impl Store {
                             .filter(chat_sessions::assigned_agent_id.eq(agent.clone()))
                             .filter(chat_sessions::status.ne("resolved"))
                     }
+                }
+                if let Some(pattern) = &pattern {
+                    q = q.filter(lower(chat_sessions::title).like(pattern.clone()).escape('\\'));
                 }
                 q
             };

@@ -14,6 +14,7 @@ pub mod error;
 pub mod knowledge;
 pub mod leads;
 pub mod models;
+pub mod overview;
 pub mod roles;
 pub mod schema;
 pub mod stats;

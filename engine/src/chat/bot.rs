@@ -211,6 +211,6 @@ impl Handler<Take> for BotActor {
 
 /// The bot's support queue, newest request first.
 pub async fn support_queue(store: &Store, bot_id: &str) -> Result<Vec<serde_json::Value>, EngineError> {
-    let (sessions, _) = store.sessions_of_bot(bot_id, SessionFilter::SupportQueue, None, 0, 500).await?;
+    let (sessions, _) = store.sessions_of_bot(bot_id, SessionFilter::SupportQueue, None, None, 0, 500).await?;
     Ok(sessions.iter().map(session_view).collect())
 }

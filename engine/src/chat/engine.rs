@@ -474,10 +474,10 @@ impl Engine {
     }
 
     /// Sessions of a bot for a member with a role on it.
-    pub async fn sessions(&self, user_id: &str, bot_id: &str, filter: SessionFilter, offset: i64, limit: i64) -> Result<(Vec<Value>, i64), EngineError> {
+    pub async fn sessions(&self, user_id: &str, bot_id: &str, filter: SessionFilter, title_search: Option<&str>, offset: i64, limit: i64) -> Result<(Vec<Value>, i64), EngineError> {
         self.role_on(user_id, bot_id).await?;
         let agent = (filter == SessionFilter::AssignedTo).then_some(user_id);
-        let (sessions, total) = self.store.sessions_of_bot(bot_id, filter, agent, offset, limit).await?;
+        let (sessions, total) = self.store.sessions_of_bot(bot_id, filter, agent, title_search, offset, limit).await?;
         Ok((sessions.iter().map(session_view).collect(), total))
     }
 

@@ -3,6 +3,7 @@
 mod auth;
 mod bots;
 mod chat;
+mod dashboard;
 mod health;
 mod invitations;
 mod me;
@@ -17,6 +18,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .configure(me::configure)
             .configure(bots::configure)
             .configure(chat::configure)
+            .configure(dashboard::configure)
             .configure(invitations::configure)
             .default_service(web::to(not_found)),
     );

@@ -25,6 +25,7 @@ import { bots, deleteBot, loadBots, selectBot } from '@/features/bots/stores/bot
 import { displayName, filterBots, type BotSort, type StatusFilter } from '@/features/bots/stores/filter';
 import { InvitationsList } from '@/features/invitations/components/InvitationsList';
 import { invitations, loadInvitations } from '@/features/invitations/stores/invitations';
+import { loadDashboardStats, overview } from '@/features/overview/stores/overview';
 import { errorMessage } from '@/lib/api';
 import { notify } from '@/lib/notify';
 
@@ -46,6 +47,7 @@ function Stat({ label, value }: { label: string; value: number }) {
 export function MyBotsRoute() {
   const snap = useSnapshot(bots);
   const invSnap = useSnapshot(invitations);
+  const overviewSnap = useSnapshot(overview);
   const navigate = useNavigate();
   const [params, setParams] = useSearchParams();
   const [search, setSearch] = useState('');
@@ -59,7 +61,13 @@ export function MyBotsRoute() {
   useEffect(() => {
     void loadBots();
     void loadInvitations();
+    void loadDashboardStats();
   }, []);
+  // The figures follow the list: a bot created or deleted here changes them.
+  const botCount = snap.bots.length;
+  useEffect(() => {
+    void loadDashboardStats();
+  }, [botCount]);
 
   // /dashboard?bot={name} (a card click) makes that bot the active one.
   const botParam = params.get('bot');
@@ -72,6 +80,8 @@ export function MyBotsRoute() {
   const list = snap.bots as Bot[];
   const shown = filterBots(list, search, status, sort);
   const activeCount = list.filter((b) => b.status === 'active').length;
+  const localConversations = list.reduce((n, b) => n + (b.conversationCount ?? 0), 0);
+  const figures = overviewSnap.dashboard?.stats;
 
   const open = (bot: Bot) => {
     selectBot(bot._id);
@@ -113,9 +123,11 @@ export function MyBotsRoute() {
         }
       />
 
-      <SimpleGrid cols={{ base: 2, sm: 2 }} mb="lg" maw={480}>
-        <Stat label="Total Bots" value={list.length} />
-        <Stat label="Active Bots" value={activeCount} />
+      <SimpleGrid cols={{ base: 2, sm: 4 }} mb="lg">
+        <Stat label="Total Bots" value={figures?.totalBots ?? list.length} />
+        <Stat label="Active Bots" value={figures?.activeBots ?? activeCount} />
+        <Stat label="Total Conversations" value={figures?.totalConversations ?? localConversations} />
+        <Stat label="Total Messages" value={figures?.totalMessages ?? 0} />
       </SimpleGrid>
 
       <InvitationsList onResponded={(accepted) => accepted && void loadBots()} />

@@ -1,9 +1,15 @@
-// Analytics — placeholder until its screen lands; shows only its real title.
+// Analytics (/stats): the dashboard overview for the user's bots and the active bot.
 import { useSnapshot } from 'valtio';
 import { activeBot, bots } from '@/features/bots/stores/bots';
 import { PageHeader } from '@/components/PageHeader';
+import { Overview } from '@/features/overview/components/Overview';
 
 export function StatsRoute() {
   const bot = activeBot(useSnapshot(bots));
-  return <PageHeader title="Analytics" subtitle={bot?.name ?? undefined} />;
+  return (
+    <>
+      <PageHeader title="Analytics" subtitle={bot?.name ?? undefined} />
+      <Overview />
+    </>
+  );
 }

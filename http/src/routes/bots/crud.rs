@@ -12,7 +12,16 @@ use crate::views;
 
 pub async fn list(state: web::Data<AppState>, AuthUser(user): AuthUser) -> ApiResult<HttpResponse> {
     let bots = state.store.bots_for_user(&user.id).await?;
-    let bots: Vec<Value> = bots.iter().map(|(b, role)| views::bot(b, *role)).collect();
+    let ids: Vec<String> = bots.iter().map(|(b, _)| b.id.clone()).collect();
+    let conversations = state.store.conversation_counts(&ids).await?;
+    let bots: Vec<Value> = bots
+        .iter()
+        .map(|(b, role)| {
+            let mut view = views::bot(b, *role);
+            view["conversationCount"] = json!(conversations.get(&b.id).copied().unwrap_or(0));
+            view
+        })
+        .collect();
     Ok(HttpResponse::Ok().json(json!({"bots": bots})))
 }
 

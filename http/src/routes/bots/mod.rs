@@ -6,6 +6,7 @@ mod crud;
 mod leads;
 mod settings;
 mod sources;
+mod stats;
 mod team;
 mod theme;
 
@@ -29,6 +30,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/bots/{bot_id}/train", web::post().to(sources::train))
         .route("/bots/{bot_id}/team", web::get().to(team::list))
         .route("/bots/{bot_id}/leads", web::get().to(leads::list))
+        .route("/bots/{bot_id}/stats", web::get().to(stats::stats))
         .route("/bots/{bot_id}/team/invite", web::post().to(team::invite))
         .route("/bots/{id}/theme", web::get().to(theme::theme));
 }

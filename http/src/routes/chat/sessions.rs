@@ -21,6 +21,8 @@ pub struct ListQuery {
     bot_id: Option<String>,
     page: Option<i64>,
     limit: Option<i64>,
+    /// Keeps the sessions whose title contains this (any case).
+    q: Option<String>,
 }
 
 fn page_of(q: &ListQuery) -> (i64, i64, i64) {
@@ -31,11 +33,11 @@ fn page_of(q: &ListQuery) -> (i64, i64, i64) {
 
 async fn listing(state: &AppState, user: &parley_store::models::User, bot_id: &str, filter: SessionFilter, q: &ListQuery) -> ApiResult<HttpResponse> {
     let (page, limit, offset) = page_of(q);
-    let (sessions, total) = state.engine.sessions(&user.id, bot_id, filter, offset, limit).await?;
+    let (sessions, total) = state.engine.sessions(&user.id, bot_id, filter, q.q.as_deref(), offset, limit).await?;
     Ok(HttpResponse::Ok().json(json!({"sessions": sessions, "total": total, "page": page, "limit": limit})))
 }
 
-/// `GET /api/sessions?botId=&page=&limit=`
+/// `GET /api/sessions?botId=&page=&limit=&q=`
 pub async fn list(state: web::Data<AppState>, AuthUser(user): AuthUser, q: web::Query<ListQuery>) -> ApiResult<HttpResponse> {
     let bot_id = q.bot_id.clone().filter(|b| !b.is_empty()).ok_or_else(|| ApiError::validation("botId is required"))?;
     listing(&state, &user, &bot_id, SessionFilter::All, &q).await

@@ -19,6 +19,8 @@ export interface Bot {
   primaryColour?: string | null;
   customQuestions?: string[];
   enableHandover?: boolean;
+  /** Conversations this bot has had (in the list only). */
+  conversationCount?: number;
   [field: string]: unknown;
 }
 

@@ -91,7 +91,10 @@ export function BotCard({ bot, active, ...on }: { bot: Bot; active: boolean } & 
             <IconSettings size={16} />
           </ActionIcon>
         </Tooltip>
-        <Text size="xs" c="dimmed" ml="auto">
+        <Text size="xs" c="dimmed" ml="auto" data-testid="bot-conversations">
+          {bot.conversationCount ?? 0} {bot.conversationCount === 1 ? 'Conversation' : 'Conversations'}
+        </Text>
+        <Text size="xs" c="dimmed">
           {bot.status === 'active' ? 'Active' : 'Inactive'}
         </Text>
       </Group>

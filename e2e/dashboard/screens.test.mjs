@@ -1,0 +1,85 @@
+// Every screen of the dashboard in a real browser against the real server, at desktop (1280 px)
+// and phone (390 px) widths: it renders its own title, logs no console error, throws nothing,
+// and nothing overflows the page sideways.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { startParley, repo, signup, createBot, api } from "../parley.mjs";
+
+const built = existsSync(join(repo, "dashboard", "dist", "index.html"));
+let server;
+let browser;
+let owner;
+let botId;
+
+before(async () => {
+  if (!built) return;
+  server = await startParley();
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+  owner = await signup(server.base, "screens@shop.example", "Grace");
+  botId = await createBot(server.base, owner.token, "Screens Bot", "We ship worldwide within 5 days.");
+  // Some history so the lists and figures have something to show.
+  for (const message of ["Hello there", "Do you ship abroad?"]) {
+    const r = await api(server.base, "POST", "/api/chat", { body: { botId, message } });
+    assert.equal(r.status, 200);
+  }
+});
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+// Route, and a text the screen shows once rendered.
+const screens = [
+  ["/dashboard", "My AI Assistants"],
+  ["/stats", "Bot Performance"],
+  ["/botchat", "Support"],
+  ["/preview", "Customiz"],
+  ["/training", "Q&A Pairs"],
+  ["/sessions", "Sessions"],
+  ["/agent-dashboard", "Agent Dashboard"],
+  ["/leads", "Leads"],
+  ["/teams", "Team"],
+  ["/integrations", "Integrations"],
+  ["/bot-settings", "Bot Settings"],
+  ["/billing", "Billing"],
+  ["/settings", "Settings"],
+  ["/docs", "Documentation"],
+];
+
+for (const width of [1280, 390]) {
+  test(`every screen renders cleanly at ${width} px`, { skip: !built && "dashboard not built (npm run build in dashboard/)" }, async () => {
+    const context = await browser.newContext({ viewport: { width, height: 800 } });
+    await context.addInitScript(
+      ([token, bot]) => {
+        if (!localStorage.getItem("authToken")) {
+          localStorage.setItem("authToken", token);
+          localStorage.setItem("root", JSON.stringify({ bots: { bots: [bot], activeBotId: bot._id } }));
+        }
+      },
+      [owner.token, (await api(server.base, "GET", `/api/bots/${botId}`, { token: owner.token })).body.bot],
+    );
+    const page = await context.newPage();
+    const problems = [];
+    page.on("pageerror", (e) => problems.push(`${page.url()}: ${e.message}`));
+    page.on("console", (m) => {
+      if (m.type() === "error") problems.push(`${page.url()}: console: ${m.text()}`);
+    });
+
+    for (const [path, text] of screens) {
+      await page.goto(`${server.base}${path}`);
+      await page.waitForURL(`**${path}`);
+      await page.getByText(text).first().waitFor({ timeout: 10000 });
+      await page.waitForLoadState("networkidle");
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 1, `${path} at ${width} px overflows sideways by ${overflow} px`);
+    }
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+}
