@@ -231,7 +231,8 @@ export function applySessionResolved(s: SupportState, e: { sessionId: string; re
   remove(s.joined, (id) => id === e.sessionId);
   remove(s.live, (id) => id === e.sessionId);
   const i = s.inbox.findIndex(byId(e.sessionId));
-  if (i >= 0) s.inbox[i] = { ...s.inbox[i], status: 'resolved', resolvedAt, resolvedBy: e.resolvedBy ?? s.inbox[i].resolvedBy, needsHumanSupport: false };
+  if (i >= 0 && s.inbox[i].status !== 'resolved')
+    s.inbox[i] = { ...s.inbox[i], status: 'resolved', resolvedAt, resolvedBy: e.resolvedBy ?? s.inbox[i].resolvedBy, needsHumanSupport: false };
   s.typing[e.sessionId] = false;
   if (s.counted.includes(e.sessionId)) return;
   s.counted.push(e.sessionId);
