@@ -37,7 +37,7 @@ export interface ChatSession {
   name?: string | null;
   status: SessionStatus;
   priority?: Priority | null;
-  tags?: string[];
+  tags?: readonly string[];
   needsHumanSupport?: boolean;
   assignedAgent?: AgentRef | null;
   customerName?: string | null;
@@ -52,7 +52,7 @@ export interface ChatSession {
   timestamp?: string;
   createdAt?: string;
   updatedAt?: string;
-  messages?: ChatMessage[];
+  messages?: readonly ChatMessage[];
   /** Local: a customer message arrived while this session was not open. */
   hasNewMessage?: boolean;
 }

@@ -287,7 +287,7 @@ export function applyActiveSupportSessions(s: SupportState, e: { sessions: ChatS
 }
 
 /** The join-session ack: the session and its messages (after `afterSeq`), merged by `_id`. */
-export function applyJoined(s: SupportState, e: { sessionId: string; session?: ChatSession; messages?: ChatMessage[] }): void {
+export function applyJoined(s: SupportState, e: { sessionId: string; session?: ChatSession; messages?: readonly ChatMessage[] }): void {
   if (e.session) {
     const session = { ...e.session, _id: e.sessionId };
     upsert(s.inbox, session, false);
