@@ -305,6 +305,10 @@ export function applySelect(s: SupportState, sessionId: string | null): void {
 }
 
 /** What 'All Active Sessions' lists: open, not mine, not joined here. */
-export function joinable(s: Pick<SupportState, 'open' | 'joined' | 'me'>): ChatSession[] {
+export function joinable<S extends Pick<ChatSession, '_id' | 'status' | 'assignedAgent'>>(s: {
+  open: readonly S[];
+  joined: readonly string[];
+  me: string | null;
+}): S[] {
   return s.open.filter((x) => x.status !== 'resolved' && !s.joined.includes(x._id) && x.assignedAgent?._id !== s.me);
 }
