@@ -5,6 +5,7 @@ import { activeBot, bots } from '@/features/bots/stores/bots';
 import { session } from '@/features/auth/stores/session';
 import { PageHeader } from '@/components/PageHeader';
 import { Inbox } from '@/features/support/components/Inbox';
+import { OnlineBadge } from '@/features/support/components/AgentDashboard';
 import { startSupport } from '@/features/support/stores/support';
 import { askNotificationPermission } from '@/features/support/stores/alerts';
 
@@ -22,7 +23,7 @@ export function BotChatRoute() {
   if (!bot) return null;
   return (
     <div onPointerDownCapture={askNotificationPermission} onKeyDownCapture={askNotificationPermission}>
-      <PageHeader title="Chat" subtitle={bot.name ?? undefined} />
+      <PageHeader title="Chat" subtitle={bot.name ?? undefined} actions={<OnlineBadge />} />
       <Inbox botName={bot.name ?? 'Bot'} />
     </div>
   );

@@ -42,6 +42,16 @@ export function figures(stats: SupportStats | null) {
   };
 }
 
+/** Whether this tab hears the bot's live events (join-as-agent acknowledged). */
+export function OnlineBadge() {
+  const { online } = useSnapshot(support);
+  return (
+    <Badge color={online ? 'green' : 'gray'} variant="dot" data-testid="agent-online">
+      {online ? 'Online' : 'Connecting...'}
+    </Badge>
+  );
+}
+
 export function HeaderCounters() {
   const s = useSnapshot(support);
   const f = figures(s.stats as SupportStats | null);
@@ -52,6 +62,7 @@ export function HeaderCounters() {
   ];
   return (
     <Group gap="lg" wrap="wrap" aria-label="Counters">
+      <OnlineBadge />
       {items.map((i) => (
         <Stack key={i.label} gap={0} align="center" data-testid={`counter-${i.label}`}>
           <Text fw={700} size="lg">

@@ -29,6 +29,8 @@ export interface SupportState {
   /** Sessions whose resolve is already counted (the resolver hears its own event too). */
   counted: string[];
   loading: boolean;
+  /** True once join-as-agent for `botId` was acknowledged on the current connection. */
+  online: boolean;
 }
 
 export function initialSupportState(): SupportState {
@@ -47,6 +49,7 @@ export function initialSupportState(): SupportState {
     stats: null,
     counted: [],
     loading: false,
+    online: false,
   };
 }
 

@@ -100,7 +100,9 @@ async function joinOpenSession(sessionId: string): Promise<void> {
 async function joinAsAgent(botId: string): Promise<void> {
   try {
     const ack = await emitAck<{ success: boolean; sessions: ChatSession[] }>('join-as-agent', { botId });
-    if (support.botId === botId) ev.applyActiveSupportSessions(support, { sessions: ack.sessions ?? [] });
+    if (support.botId !== botId) return;
+    ev.applyActiveSupportSessions(support, { sessions: ack.sessions ?? [] });
+    support.online = true;
   } catch {
     // Spec 2 §8: live channel errors are only logged; REST lists still show the work.
   }
@@ -148,6 +150,9 @@ export function startSupport(botId: string, me: string | null, view: SupportView
   const socket = liveSocket();
   const offs = [
     onLive('connect', () => void onConnect()),
+    onLive('disconnect', () => {
+      support.online = false;
+    }),
     onLive('support-request', onSupportRequest),
     onLive<{ sessionId: string; agentId: string; agentName?: string }>('session-taken', (e) => {
       ev.applySessionTaken(support, e);
