@@ -68,7 +68,10 @@ export function ResolveModal({
           label={texts.notesLabel}
           placeholder={texts.notesPlaceholder}
           value={form.notes}
-          onChange={(e) => setForm((f) => ({ ...f, notes: e.currentTarget.value }))}
+          onChange={(e) => {
+            const notes = e.currentTarget.value;
+            setForm((f) => ({ ...f, notes }));
+          }}
           autosize
           minRows={3}
           error={form.notes.trim().length > 2000 ? error : undefined}

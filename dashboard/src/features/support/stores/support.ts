@@ -15,10 +15,10 @@ export type SupportView = 'inbox' | 'dashboard';
 
 export const support = proxy<ev.SupportState & { view: SupportView }>({ ...ev.initialSupportState(), view: 'inbox' });
 
-function reset(): void {
+export function resetSupport(): void {
   Object.assign(support, ev.initialSupportState());
 }
-onSignOut(reset);
+onSignOut(resetSupport);
 
 const fail = (err: unknown, fallback: string) => errorMessage(err, err instanceof Error && !(err instanceof ApiError) && err.message ? err.message : fallback);
 
@@ -141,7 +141,7 @@ function onSupportRequest(e: ev.SupportRequestEvent): void {
 /** Subscribes the store to the tab's socket for `botId`; returns the unsubscribe. */
 export function startSupport(botId: string, me: string | null, view: SupportView): () => void {
   if (support.botId !== botId || support.me !== me) {
-    reset();
+    resetSupport();
     support.botId = botId;
     support.me = me;
   }
