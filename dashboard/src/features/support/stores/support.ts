@@ -55,7 +55,7 @@ export async function loadInbox(): Promise<void> {
     if (support.botId !== botId) return;
     const flags = new Map(support.inbox.map((s) => [s._id, s.hasNewMessage]));
     support.inbox = sessions.map((s) => ({ ...s, hasNewMessage: flags.get(s._id) }));
-    ev.applyActiveSupportSessions(support, queue);
+    applyQueue(queue.sessions);
     if (!support.selectedId && support.inbox.length) void selectSession(support.inbox[0]._id);
   } catch (err) {
     notify.error('Unable to load conversations', errorMessage(err, 'Please try again.'));
@@ -71,7 +71,7 @@ export async function loadDashboard(): Promise<void> {
   try {
     const [queue, mine, open] = await Promise.all([supportApi.queue(botId), supportApi.mine(botId), supportApi.open(botId)]);
     if (support.botId !== botId) return;
-    ev.applyActiveSupportSessions(support, queue);
+    applyQueue(queue.sessions);
     const joinedHere = support.mine.filter((s) => support.joined.includes(s._id) && !mine.sessions.some((m) => m._id === s._id));
     const flags = new Map(support.mine.map((s) => [s._id, s.hasNewMessage]));
     support.mine = [...mine.sessions, ...joinedHere].map((s) => ({ ...s, hasNewMessage: flags.get(s._id) }));
@@ -101,7 +101,7 @@ async function joinAsAgent(botId: string): Promise<void> {
   try {
     const ack = await emitAck<{ success: boolean; sessions: ChatSession[] }>('join-as-agent', { botId });
     if (support.botId !== botId) return;
-    ev.applyActiveSupportSessions(support, { sessions: ack.sessions ?? [] });
+    applyQueue(ack.sessions ?? []);
     support.online = true;
   } catch {
     // Spec 2 §8: live channel errors are only logged; REST lists still show the work.
@@ -109,6 +109,22 @@ async function joinAsAgent(botId: string): Promise<void> {
 }
 
 let connectedOnce = false;
+/** The queue was read once: from then on, entries that appear in a whole-queue update are news. */
+let queueKnown = false;
+
+/** A whole queue (REST, the join-as-agent ack, active-support-sessions); tells of what is new. */
+function applyQueue(sessions: ChatSession[]): void {
+  const before = new Set(support.queue.map((r) => r.sessionId));
+  ev.applyActiveSupportSessions(support, { sessions });
+  const fresh = support.queue.filter((r) => !before.has(r.sessionId));
+  if (queueKnown && fresh.length) {
+    if (support.view === 'dashboard') notify.info('Support Request', 'A new customer needs assistance');
+    else notify.info('New support request from customer');
+    for (const r of fresh) alertSupportRequest(r.sessionId, r.customerInfo.name, r.customerMessage);
+    refreshStatsSoon();
+  }
+  queueKnown = true;
+}
 
 async function onConnect(): Promise<void> {
   const botId = support.botId;
@@ -147,6 +163,7 @@ export function startSupport(botId: string, me: string | null, view: SupportView
   }
   support.view = view;
   connectedOnce = false;
+  queueKnown = false;
   const socket = liveSocket();
   const offs = [
     onLive('connect', () => void onConnect()),
@@ -181,7 +198,7 @@ export function startSupport(botId: string, me: string | null, view: SupportView
       refreshStatsSoon();
     }),
     onLive('all-sessions-update', (e: { sessions: ChatSession[] }) => ev.applyAllSessions(support, e)),
-    onLive('active-support-sessions', (e: { sessions: ChatSession[] }) => ev.applyActiveSupportSessions(support, e)),
+    onLive('active-support-sessions', (e: { sessions: ChatSession[] }) => applyQueue(e.sessions)),
   ];
   if (!socket) offs.length = 0;
   if (view === 'inbox') void loadInbox();
