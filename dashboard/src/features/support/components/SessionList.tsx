@@ -1,0 +1,88 @@
+// The inbox's conversations: select one, delete one (with the spec's toasts, from the store).
+import { ActionIcon, Badge, Group, Indicator, NavLink, Paper, ScrollArea, Stack, Text, Title } from '@mantine/core';
+import { IconTrash } from '@tabler/icons-react';
+import type { ChatSession } from '../api/support';
+import { capital, statusColor, timeOf, titleOf } from './format';
+
+export function SessionList({
+  sessions,
+  selectedId,
+  loading,
+  onSelect,
+  onDelete,
+}: {
+  sessions: readonly ChatSession[];
+  selectedId: string | null;
+  loading: boolean;
+  onSelect: (id: string) => void;
+  onDelete: (id: string) => void;
+}) {
+  return (
+    <Paper withBorder radius="md" p="xs" component="section" aria-label="Conversations">
+      <Title order={5} px="xs" py={4}>
+        Conversations ({sessions.length})
+      </Title>
+      <ScrollArea.Autosize mah="calc(100vh - 320px)" type="auto">
+        <Stack gap={2}>
+          {!sessions.length && (
+            <Text size="sm" c="dimmed" p="xs">
+              {loading ? 'Loading conversations...' : 'No conversations yet'}
+            </Text>
+          )}
+          {sessions.map((s) => {
+            const title = titleOf(s, 'Chat Session');
+            return (
+              <Group key={s._id} gap={4} wrap="nowrap" align="center">
+                <NavLink
+                  component="button"
+                  active={s._id === selectedId}
+                  onClick={() => onSelect(s._id)}
+                  aria-current={s._id === selectedId ? 'true' : undefined}
+                  style={{ flex: 1, minWidth: 0, borderRadius: 6 }}
+                  label={
+                    <Group gap={6} wrap="nowrap">
+                      <Indicator disabled={!s.hasNewMessage} size={8} color="red" position="middle-start" offset={-6} label="">
+                        <Text size="sm" fw={s.hasNewMessage ? 700 : 500} truncate>
+                          {title}
+                        </Text>
+                      </Indicator>
+                      {s.hasNewMessage && (
+                        <Badge size="xs" color="red" variant="filled" aria-label="New message">
+                          New
+                        </Badge>
+                      )}
+                    </Group>
+                  }
+                  description={
+                    <Group gap={6} wrap="nowrap">
+                      <Text size="xs" c="dimmed" truncate style={{ flex: 1 }}>
+                        {s.lastMessage || 'No messages yet'}
+                      </Text>
+                      <Text size="xs" c="dimmed">
+                        {timeOf(s.updatedAt ?? s.timestamp)}
+                      </Text>
+                    </Group>
+                  }
+                  rightSection={
+                    s.needsHumanSupport && !s.assignedAgent && s.status !== 'resolved' ? (
+                      <Badge size="xs" color="red">
+                        Help
+                      </Badge>
+                    ) : (
+                      <Badge size="xs" variant="light" color={statusColor(s.status)}>
+                        {capital(s.status)}
+                      </Badge>
+                    )
+                  }
+                />
+                <ActionIcon variant="subtle" color="red" aria-label={`Delete ${title}`} onClick={() => onDelete(s._id)}>
+                  <IconTrash size={16} />
+                </ActionIcon>
+              </Group>
+            );
+          })}
+        </Stack>
+      </ScrollArea.Autosize>
+    </Paper>
+  );
+}
