@@ -85,7 +85,8 @@ export function TestChatPanel({ botId }: { botId: string }) {
   }, [c.pending]);
 
   useEffect(() => {
-    viewport.current?.scrollTo({ top: viewport.current.scrollHeight });
+    const v = viewport.current;
+    if (v) v.scrollTop = v.scrollHeight;
   }, [c.messages.length, c.pending]);
 
   async function send(message: string) {
