@@ -39,11 +39,11 @@ async function signedInPage(width, token, botId) {
   });
   await page.goto(`${server.base}/login`);
   await page.evaluate(
-    ([t, id]) => {
+    ([t, bot]) => {
       localStorage.setItem("authToken", t);
-      localStorage.setItem("root", JSON.stringify({ bots: { bots: [], activeBotId: id } }));
+      localStorage.setItem("root", JSON.stringify({ bots: { bots: [bot], activeBotId: bot._id } }));
     },
-    [token, botId],
+    [token, (await api(server.base, "GET", `/api/bots/${botId}`, { token })).body.bot],
   );
   return { page, errors };
 }
@@ -74,8 +74,9 @@ test("training sources, retrain, customization saved, test chat answers from the
   // A text source, then delete it (for real: the server's list no longer has it).
   await page.getByRole("tab", { name: /Text Sources/ }).click();
   await page.getByLabel(/^Title/).fill("Returns policy");
-  await page.getByLabel(/^Custom text/).fill("Items can be returned within 30 days of delivery with the receipt.");
-  assert.equal(await page.getByTestId("text-counter").textContent(), "67/5000");
+  const policy = "Items can be returned within 30 days of delivery with the receipt.";
+  await page.getByLabel(/^Custom text/).fill(policy);
+  assert.equal(await page.getByTestId("text-counter").textContent(), `${policy.length}/5000`);
   await page.getByRole("button", { name: "Add Text" }).click();
   const textItem = page.getByTestId("list-text").getByTestId("source-item").filter({ hasText: "Returns policy" });
   await textItem.waitFor();
