@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { startParley, repo, signup, createBot, api } from "../parley.mjs";
+import { startParley, repo, signup, createBot, api, until } from "../parley.mjs";
 
 const built = existsSync(join(repo, "dashboard", "dist", "index.html"));
 let server;
@@ -90,8 +90,13 @@ test("training sources, retrain, customization saved, test chat answers from the
   assert.equal(listed.body.qa.length, 1);
 
   // Start Training: a real retrain; the pair ends completed again.
+  const before = listed.body.qa[0].updatedAt;
   await page.getByRole("button", { name: "Start Training" }).click();
   await page.getByText("Training started").waitFor();
+  await until(async () => {
+    const r = await api(base, "GET", `/api/bots/${botId}/sources`, { token: owner.token });
+    return r.body.qa[0].updatedAt !== before && r.body.qa[0].status === "completed";
+  }, "the retrain to re-index the Q&A pair", 20000);
   await page.getByRole("tab", { name: /Q&A Pairs/ }).click();
   await qaItem.getByLabel("Completed").waitFor({ timeout: 20000 });
   await noHorizontalOverflow(page, 1280);
