@@ -1,9 +1,11 @@
-// Training — placeholder until its screen lands; shows only its real title.
+// Training: the active bot's knowledge sources (spec 1 §2 "Training page").
 import { useSnapshot } from 'valtio';
 import { activeBot, bots } from '@/features/bots/stores/bots';
-import { PageHeader } from '@/components/PageHeader';
+import { NoBot } from '@/components/NoBot';
+import { TrainingPage } from '@/features/training/components/TrainingPage';
 
 export function TrainingRoute() {
   const bot = activeBot(useSnapshot(bots));
-  return <PageHeader title="Training" subtitle={bot?.name ?? undefined} />;
+  if (!bot) return <NoBot title="No Bot Selected" message="Please select a bot to manage its training data." action />;
+  return <TrainingPage botId={bot._id} botName={bot.name || 'Untitled Assistant'} />;
 }

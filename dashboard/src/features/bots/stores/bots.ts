@@ -48,6 +48,13 @@ export async function createBot(input: CreateBotInput): Promise<Bot> {
   return bot;
 }
 
+/** Saves a partial update (bot and widget fields) and puts the server's bot in the list. */
+export async function updateBot(id: string, patch: Partial<Bot>): Promise<Bot> {
+  const { bot } = await botsApi.update(id, patch);
+  bots.bots = bots.bots.map((b) => (b._id === id ? bot : b));
+  return bot;
+}
+
 export async function deleteBot(id: string): Promise<void> {
   await botsApi.remove(id);
   bots.bots = bots.bots.filter((b) => b._id !== id);

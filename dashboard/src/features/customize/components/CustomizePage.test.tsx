@@ -1,0 +1,100 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { render } from '../../../../test-utils/render';
+import { bot, mockFetch } from '../../../../test-utils/fetch';
+import type { Bot } from '@/features/bots/api/bots';
+import { bots } from '@/features/bots/stores/bots';
+import { customize } from '../stores/customize';
+import { CustomizePage } from './CustomizePage';
+
+const helper = bot('b1', 'Helper', { welcomeMessage: 'Hi there', customQuestions: ['Do you ship?'], maxMessageLength: 300 }) as unknown as Bot;
+
+describe('Customize page', () => {
+  beforeEach(() => {
+    localStorage.setItem('authToken', 'tok');
+    bots.bots = [helper];
+    bots.activeBotId = 'b1';
+  });
+
+  it('fills the editor from the bot and styles the test chat with the unsaved settings', async () => {
+    mockFetch({ 'GET /api/bots/b1': { body: { bot: helper } } });
+    const u = userEvent.setup();
+    render(<CustomizePage bot={helper} />);
+    const chat = await screen.findByTestId('test-chat');
+    expect(within(chat).getByText('Hi there')).toBeInTheDocument();
+    expect(within(chat).getByText('Online')).toBeInTheDocument();
+    expect(within(chat).getByText('Do you ship?')).toBeInTheDocument();
+    expect(within(chat).getByText('Press Enter to send, Shift + Enter for new line')).toBeInTheDocument();
+    await u.type(within(chat).getByLabelText('Message'), 'hello');
+    expect(screen.getByTestId('test-chat-counter')).toHaveTextContent('5/300');
+
+    await u.click(screen.getByRole('tab', { name: 'Content' }));
+    const welcome = screen.getByLabelText('Welcome message');
+    await u.clear(welcome);
+    await u.type(welcome, 'Changed');
+    expect(within(chat).getByText('Changed')).toBeInTheDocument();
+    expect(screen.getByLabelText('Support email')).toHaveAttribute('type', 'email');
+    expect(screen.getByLabelText('Bot avatar URL')).toHaveAttribute('type', 'url');
+    expect(screen.getByLabelText('User avatar URL')).toHaveAttribute('type', 'url');
+  });
+
+  it('caps quick questions at 5', async () => {
+    mockFetch({ 'GET /api/bots/b1': { body: { bot: helper } } });
+    const u = userEvent.setup();
+    render(<CustomizePage bot={helper} />);
+    await u.click(await screen.findByRole('tab', { name: 'Content' }));
+    const add = screen.getByRole('button', { name: 'Add question' });
+    for (let i = 0; i < 4; i++) await u.click(add);
+    expect(screen.getByLabelText('Quick question 5')).toBeInTheDocument();
+    expect(add).toBeDisabled();
+  });
+
+  it('asks before Reset and restores the reset defaults', async () => {
+    const styled = { ...helper, selectedPalette: 4, chatSize: 'large', borderRadius: 20 } as Bot;
+    mockFetch({ 'GET /api/bots/b1': { body: { bot: styled } } });
+    const u = userEvent.setup();
+    render(<CustomizePage bot={styled} />);
+    await waitFor(() => expect(customize.settings.selectedPalette).toBe(4));
+    await u.click(screen.getByRole('button', { name: 'Reset' }));
+    expect(await screen.findByText('Reset all customizations to default values?')).toBeInTheDocument();
+    await u.click(screen.getByRole('button', { name: 'Reset to defaults' }));
+    expect(customize.settings).toMatchObject({ selectedPalette: 0, chatSize: 'medium', borderRadius: 12 });
+  });
+
+  it('toasts the save outcome', async () => {
+    let fail = false;
+    mockFetch({
+      'GET /api/bots/b1': { body: { bot: helper } },
+      'PUT /api/bots/b1': () =>
+        fail ? { status: 500, body: { error: { code: 'internal', message: 'boom' } } } : { body: { bot: helper } },
+    });
+    const u = userEvent.setup();
+    render(<CustomizePage bot={helper} />);
+    await screen.findByText('Chat Customization');
+    await u.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('Configuration saved successfully!')).toBeInTheDocument();
+    fail = true;
+    await u.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('Failed to save configuration')).toBeInTheDocument();
+  });
+
+  it('sends with Enter, shows the reply, and the error bubble on failure', async () => {
+    let ok = true;
+    mockFetch({
+      'GET /api/bots/b1': { body: { bot: helper } },
+      'POST /api/chat': () =>
+        ok
+          ? { body: { sessionId: 's1', visitorToken: 'vt', aiResponse: 'We ship worldwide.' } }
+          : { status: 500, body: { error: { code: 'internal', message: 'x' } } },
+    });
+    const u = userEvent.setup();
+    render(<CustomizePage bot={helper} />);
+    const chat = await screen.findByTestId('test-chat');
+    await u.type(within(chat).getByLabelText('Message'), 'Do you ship?{Enter}');
+    expect(await within(chat).findByText('We ship worldwide.')).toBeInTheDocument();
+    ok = false;
+    await u.type(within(chat).getByLabelText('Message'), 'again{Enter}');
+    expect(await within(chat).findByText('Sorry, I encountered an error processing your request.')).toBeInTheDocument();
+  });
+});

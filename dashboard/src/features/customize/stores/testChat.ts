@@ -1,0 +1,149 @@
+// One test chat (per panel instance): the conversation with the real bot, the pending state,
+// and the lead-capture rule (spec 2 §4).
+import { proxy } from 'valtio';
+import { chatApi, type LeadData } from '../api/chat';
+
+export type ChatRole = 'bot' | 'user' | 'agent' | 'system';
+
+export interface TestMessage {
+  id: number;
+  role: ChatRole;
+  content: string;
+  timestamp: string;
+  isError?: boolean;
+}
+
+export const CHAT_ERROR = 'Sorry, I encountered an error processing your request.';
+export const LEAD_MODAL_DELAY_MS = 2000;
+export const STATUS_PHRASES = ['Thinking...', 'Searching the knowledge base...', 'Writing a reply...'] as const;
+
+/** After a reply: lead capture on, no lead data given, more than 4 messages. */
+export function shouldOfferLead(o: { enableLeadCapture: boolean; leadGiven: boolean; messageCount: number }): boolean {
+  return o.enableLeadCapture && !o.leadGiven && o.messageCount > 4;
+}
+
+/** Only what was filled in; null when none of email, name, phone was (Continue just closes). */
+export function leadFromForm(f: LeadData): LeadData | null {
+  const out: LeadData = {};
+  for (const k of ['name', 'email', 'phone', 'company'] as const) {
+    const v = f[k]?.trim();
+    if (v) out[k] = v;
+  }
+  return out.name || out.email || out.phone ? out : null;
+}
+
+export interface TestChatState {
+  botId: string | null;
+  messages: TestMessage[];
+  pending: boolean;
+  sessionId: string | null;
+  visitorToken: string | null;
+  /** Lead data given in this conversation (the modal does not come back). */
+  lead: LeadData | null;
+  /** Not yet sent: goes with the next message. */
+  leadToSend: LeadData | null;
+  leadModalOpen: boolean;
+}
+
+export function createTestChat() {
+  const state = proxy<TestChatState>({
+    botId: null,
+    messages: [],
+    pending: false,
+    sessionId: null,
+    visitorToken: null,
+    lead: null,
+    leadToSend: null,
+    leadModalOpen: false,
+  });
+  let nextId = 1;
+  let leadTimer: ReturnType<typeof setTimeout> | null = null;
+  let generation = 0;
+
+  const push = (role: ChatRole, content: string, isError = false) =>
+    state.messages.push({ id: nextId++, role, content, timestamp: new Date().toISOString(), ...(isError ? { isError } : {}) });
+
+  const clearTimer = () => {
+    if (leadTimer) clearTimeout(leadTimer);
+    leadTimer = null;
+  };
+
+  const actions = {
+    /** A fresh conversation (another bot, or the user restarts). */
+    reset(botId: string | null) {
+      clearTimer();
+      generation++;
+      Object.assign(state, {
+        botId,
+        messages: [],
+        pending: false,
+        sessionId: null,
+        visitorToken: null,
+        lead: null,
+        leadToSend: null,
+        leadModalOpen: false,
+      });
+    },
+
+    /** Sends `text` to the real bot; false when it may not be sent (blank, or a reply pending). */
+    async send(text: string, opts: { enableLeadCapture: boolean }): Promise<boolean> {
+      const message = text.trim();
+      if (!message || state.pending || !state.botId) return false;
+      const gen = generation;
+      push('user', message);
+      state.pending = true;
+      const leadData = state.leadToSend ?? undefined;
+      try {
+        const res = await chatApi.send({
+          message,
+          botId: state.botId,
+          ...(state.sessionId ? { sessionId: state.sessionId } : {}),
+          ...(state.visitorToken ? { visitorToken: state.visitorToken } : {}),
+          ...(leadData ? { leadData } : {}),
+        });
+        if (gen !== generation) return true;
+        state.sessionId = res.sessionId;
+        state.visitorToken = res.visitorToken;
+        if (leadData) state.leadToSend = null;
+        if (res.aiResponse) push('bot', res.aiResponse);
+      } catch {
+        if (gen !== generation) return true;
+        push('bot', CHAT_ERROR, true);
+        return true;
+      } finally {
+        if (gen === generation) state.pending = false;
+      }
+      // The welcome bubble counts as a message.
+      if (shouldOfferLead({ enableLeadCapture: opts.enableLeadCapture, leadGiven: !!state.lead, messageCount: state.messages.length + 1 })) {
+        clearTimer();
+        leadTimer = setTimeout(() => {
+          leadTimer = null;
+          if (gen === generation && !state.lead) state.leadModalOpen = true;
+        }, LEAD_MODAL_DELAY_MS);
+      }
+      return true;
+    },
+
+    /** Continue: with nothing of email/name/phone it just closes. */
+    submitLead(form: LeadData) {
+      const lead = leadFromForm(form);
+      if (lead) {
+        state.lead = lead;
+        state.leadToSend = lead;
+      }
+      state.leadModalOpen = false;
+    },
+
+    skipLead() {
+      state.leadModalOpen = false;
+    },
+
+    dispose() {
+      clearTimer();
+      generation++;
+    },
+  };
+  return { state, actions };
+}
+
+export type TestChat = ReturnType<typeof createTestChat>;
