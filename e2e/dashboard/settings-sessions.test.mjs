@@ -29,7 +29,9 @@ async function signInThroughUi(page, password = "password123") {
   await page.getByLabel(/^Email/).fill(EMAIL);
   await page.getByLabel(/^Password/).fill(password);
   await page.getByRole("button", { name: /^Sign in/ }).click();
-  await page.waitForURL("**/dashboard");
+  // The guard sends the user back where they were, else to /dashboard.
+  await page.waitForURL((u) => !u.pathname.endsWith("/login"));
+  await page.getByRole("button", { name: "Sign Out" }).waitFor();
 }
 
 before(async () => {
@@ -230,7 +232,7 @@ test("a changed password is needed at the next sign-in", { skip }, async () => {
   await page.goto(`${server.base}/settings`);
   await page.getByRole("tab", { name: "Security" }).click();
   await page.getByLabel("Current Password").fill("password123");
-  await page.getByRole("button", { name: "Show or hide current password" }).click();
+  await page.getByRole("button", { name: "Show password" }).click();
   assert.equal(await page.getByLabel("Current Password").getAttribute("type"), "text");
   await page.getByLabel("New Password").fill("brand-new-pass-9");
   await page.getByLabel("Confirm Password").fill("brand-new-pass-0");
@@ -244,6 +246,11 @@ test("a changed password is needed at the next sign-in", { skip }, async () => {
   await page.waitForURL("**/login");
   const old = await api(server.base, "POST", "/api/auth/login", { body: { email: EMAIL, password: "password123" } });
   assert.equal(old.status, 401);
+  await page.getByLabel(/^Email/).fill(EMAIL);
+  await page.getByLabel(/^Password/).fill("password123");
+  await page.getByRole("button", { name: /^Sign in/ }).click();
+  await page.getByText(/invalid|incorrect/i).first().waitFor();
+  assert.ok(page.url().endsWith("/login"), "the old password no longer signs in");
   await signInThroughUi(page, "brand-new-pass-9");
   await context.close();
 });

@@ -104,8 +104,10 @@ describe('Settings screen', () => {
     await u.click(screen.getByRole('tab', { name: 'Security' }));
     const current = screen.getByLabelText('Current Password');
     expect(current).toHaveAttribute('type', 'password');
-    await u.click(screen.getByRole('button', { name: 'Show or hide current password' }));
+    await u.click(screen.getByRole('button', { name: 'Show password' }));
     expect(current).toHaveAttribute('type', 'text');
+    await u.click(screen.getByRole('button', { name: 'Hide password' }));
+    expect(current).toHaveAttribute('type', 'password');
     expect(screen.getByRole('switch', { name: /Two-Factor Authentication/ })).toBeDisabled();
   });
 

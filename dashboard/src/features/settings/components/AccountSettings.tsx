@@ -1,5 +1,5 @@
 // The Settings screen's three tabs: Profile, Security, Notifications. Each tab saves for real.
-import { useEffect, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import {
   Avatar,
   Button,
@@ -67,6 +67,7 @@ function SecurityTab() {
   const a = useSnapshot(account);
   const { user } = useSnapshot(session);
   const needsCurrent = user?.hasPassword !== false;
+  const [showCurrent, setShowCurrent] = useState(false);
   const errors = passwordErrors(a.password, needsCurrent);
   // The mismatch shows as soon as the confirmation is typed; the rest after a save attempt.
   const shown = (field: keyof typeof errors) =>
@@ -86,7 +87,9 @@ function SecurityTab() {
               value={a.password.currentPassword}
               onChange={(e) => act.setPassword('currentPassword', e.currentTarget.value)}
               error={shown('currentPassword')}
-              visibilityToggleButtonProps={{ 'aria-label': 'Show or hide current password', tabIndex: 0 }}
+              visible={showCurrent}
+              onVisibilityChange={setShowCurrent}
+              visibilityToggleButtonProps={{ 'aria-label': showCurrent ? 'Hide password' : 'Show password', tabIndex: 0 }}
             />
           ) : (
             <Text size="sm" c="dimmed">
