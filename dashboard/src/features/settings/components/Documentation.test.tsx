@@ -14,4 +14,10 @@ describe('Documentation', () => {
     }
     expect(screen.getByText('PDF files under 10 MB each')).toBeInTheDocument();
   });
+
+  it("puts the active bot's real id in the examples", () => {
+    render(<Documentation origin="https://p.example" bot={{ id: 'bot-9', name: 'Helper' }} />);
+    expect(screen.getByTestId('doc-snippet').textContent).toContain('data-bot-id="bot-9"');
+    expect(screen.getByText('https://p.example/chat?id=bot-9')).toBeInTheDocument();
+  });
 });

@@ -25,8 +25,16 @@ const ROLES: [role: string, can: string][] = [
   ['Agent', 'Live support: takes conversations where a visitor asked for a human, replies and resolves them.'],
 ];
 
-export function Documentation({ origin = window.location.origin }: { origin?: string }) {
-  const example = scriptTag('YOUR_BOT_ID', origin);
+/** With `bot` (the active one) the examples hold its real id, ready to paste. */
+export function Documentation({
+  origin = window.location.origin,
+  bot,
+}: {
+  origin?: string;
+  bot?: { id: string; name: string | null } | null;
+}) {
+  const id = bot?.id ?? 'YOUR_BOT_ID';
+  const example = scriptTag(id, origin);
   return (
     <Stack gap="lg" maw={900}>
       <Card withBorder padding="lg">
@@ -54,10 +62,14 @@ export function Documentation({ origin = window.location.origin }: { origin?: st
         </div>
         <List spacing="xs">
           <List.Item>
-            <Code>data-bot-id</Code> tells the widget which assistant to show. Replace <Code>YOUR_BOT_ID</Code> with
-            your assistant's id — or simply copy the ready-made code from{' '}
-            <Anchor component={Link} to="/integrations">Integrations</Anchor>, which already holds it (React, HTML and
-            WordPress versions).
+            <Code>data-bot-id</Code> tells the widget which assistant to show.{' '}
+            {bot ? (
+              <>This example holds the id of {bot.name || 'your selected assistant'}; pick another assistant in the sidebar to get its code.</>
+            ) : (
+              <>Replace <Code>YOUR_BOT_ID</Code> with your assistant's id (select an assistant in the sidebar and this page fills it in).</>
+            )}{' '}
+            <Anchor component={Link} to="/integrations">Integrations</Anchor> has React, HTML and WordPress versions
+            of the code.
           </List.Item>
           <List.Item>
             <Code>data-theme</Code> is <Code>light</Code> or <Code>dark</Code>. Colours, the welcome message, position
@@ -71,7 +83,7 @@ export function Documentation({ origin = window.location.origin }: { origin?: st
             other sites get no chat button and cannot use your credits.
           </List.Item>
           <List.Item>
-            No website? Share the public chat page instead: <Code>{`${origin}/chat?id=YOUR_BOT_ID`}</Code> (the Share
+            No website? Share the public chat page instead: <Code>{`${origin}/chat?id=${id}`}</Code> (the Share
             button on My Bots gives the exact link).
           </List.Item>
           <List.Item>
