@@ -1,11 +1,17 @@
-// Bot Settings — placeholder until its screen lands.
+// Bot Settings: abuse protection and URL whitelist of the active bot, saved on the server.
 import { useSnapshot } from 'valtio';
 import { activeBot, bots } from '@/features/bots/stores/bots';
+import { BotSettingsForm } from '@/features/settings/components/BotSettingsForm';
 import { PageHeader } from '@/components/PageHeader';
 import { NoBot } from '@/components/NoBot';
 
 export function BotSettingsRoute() {
   const bot = activeBot(useSnapshot(bots));
   if (!bot) return <NoBot title="No Bot Selected" message="Please select a bot to configure its settings." />;
-  return <PageHeader title="Bot Settings" subtitle={bot.name ?? undefined} />;
+  return (
+    <>
+      <PageHeader title="Bot Settings" subtitle={bot.name ?? undefined} />
+      <BotSettingsForm botId={bot._id} />
+    </>
+  );
 }

@@ -1,9 +1,15 @@
-// Sessions — placeholder until its screen lands; shows only its real title.
+// Sessions: the active bot's conversations, searchable and paged by the server.
 import { useSnapshot } from 'valtio';
 import { activeBot, bots } from '@/features/bots/stores/bots';
+import { SessionsList } from '@/features/sessions/components/SessionsList';
 import { PageHeader } from '@/components/PageHeader';
 
 export function SessionsRoute() {
   const bot = activeBot(useSnapshot(bots));
-  return <PageHeader title="Sessions" subtitle={bot?.name ?? undefined} />;
+  return (
+    <>
+      <PageHeader title="Sessions" subtitle={bot?.name ?? undefined} />
+      {bot && <SessionsList botId={bot._id} />}
+    </>
+  );
 }

@@ -1,6 +1,12 @@
-// Settings — placeholder until its screen lands.
+// Settings: the signed-in user's profile, password and notification preferences.
 import { PageHeader } from '@/components/PageHeader';
+import { AccountSettings } from '@/features/settings/components/AccountSettings';
 
 export function SettingsRoute() {
-  return <PageHeader title="Settings" />;
+  return (
+    <>
+      <PageHeader title="Settings" subtitle="Manage your account, security and notifications" />
+      <AccountSettings />
+    </>
+  );
 }

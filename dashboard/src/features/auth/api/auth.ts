@@ -8,6 +8,8 @@ export interface User {
   profilePicture: string | null;
   timezone?: string | null;
   language?: string | null;
+  /** False for an account made through Google or GitHub that never set a password. */
+  hasPassword?: boolean;
 }
 
 export interface Platform {

@@ -52,6 +52,11 @@ export async function signInWithToken(token: string): Promise<boolean> {
   return loadMe();
 }
 
+/** Applies a saved profile change (name, email, avatar) so the sidebar's profile card shows it. */
+export function updateUser(patch: Partial<User>): void {
+  if (session.user) session.user = { ...session.user, ...patch };
+}
+
 export function signOut(): void {
   setToken(null);
   session.token = null;

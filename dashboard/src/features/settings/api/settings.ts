@@ -1,0 +1,49 @@
+// The account and bot-settings calls of the Settings and Bot Settings screens (http/src/routes/me.rs,
+// http/src/routes/bots/settings.rs).
+import { api } from '@/lib/api';
+import type { User } from '@/features/auth/api/auth';
+
+export interface BotSettings {
+  maxChatTextSize: number;
+  urlWhitelist: string[];
+}
+
+export interface NotificationPrefs {
+  emailNotifications: boolean;
+  pushNotifications: boolean;
+  weeklyReports: boolean;
+  securityAlerts: boolean;
+}
+
+export interface ProfileInput {
+  name?: string;
+  email?: string;
+}
+
+export interface PasswordInput {
+  currentPassword: string;
+  newPassword: string;
+  confirmPassword: string;
+}
+
+const bot = (id: string) => `/bots/${encodeURIComponent(id)}/settings`;
+
+export const botSettingsApi = {
+  get: (botId: string) => api<BotSettings>(bot(botId)),
+  /** `maxChatTextSize` is sent as the number the screen holds (0 for a non-number, which the server refuses). */
+  save: (botId: string, settings: BotSettings) =>
+    api<BotSettings>(bot(botId), { method: 'PUT', body: { ...settings } }),
+};
+
+export const accountApi = {
+  updateProfile: (input: ProfileInput) => api<{ user: User }>('/me', { method: 'PUT', body: { ...input } }),
+  uploadAvatar: (file: File) => {
+    const form = new FormData();
+    form.append('avatar', file);
+    return api<{ profilePicture: string }>('/me/avatar', { method: 'POST', body: form });
+  },
+  changePassword: (input: PasswordInput) => api<void>('/me/password', { method: 'PUT', body: { ...input } }),
+  notifications: () => api<NotificationPrefs>('/me/notifications'),
+  saveNotifications: (prefs: NotificationPrefs) =>
+    api<NotificationPrefs>('/me/notifications', { method: 'PUT', body: { ...prefs } }),
+};
