@@ -38,8 +38,8 @@ after(async () => {
 const screens = [
   ["/dashboard", "My AI Assistants"],
   ["/stats", "Bot Performance"],
-  ["/botchat", "Support"],
-  ["/preview", "Customiz"],
+  ["/botchat", "Conversations"],
+  ["/preview", "Chat Customization"],
   ["/training", "Q&A Pairs"],
   ["/sessions", "Sessions"],
   ["/agent-dashboard", "Agent Dashboard"],
