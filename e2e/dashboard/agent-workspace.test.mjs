@@ -47,7 +47,8 @@ async function memberPage(member, path, width = 1280) {
     ([token, bot]) => {
       if (!localStorage.getItem("authToken")) {
         localStorage.setItem("authToken", token);
-        localStorage.setItem("root", JSON.stringify({ bots: { bots: [], activeBotId: bot } }));
+        const b = { _id: bot, id: bot, name: "Shop helper", description: null, icon: null, status: "active", lastActive: null };
+        localStorage.setItem("root", JSON.stringify({ bots: { bots: [b], activeBotId: bot } }));
       }
     },
     [member.token, botId],
@@ -55,7 +56,12 @@ async function memberPage(member, path, width = 1280) {
   const page = await context.newPage();
   watch(page);
   await page.goto(`${server.base}${path}`);
-  await page.getByTestId("agent-online").filter({ hasText: "Online" }).waitFor({ timeout: 15000 });
+  try {
+    await page.getByTestId("agent-online").filter({ hasText: "Online" }).waitFor({ timeout: 15000 });
+  } catch (e) {
+    await page.screenshot({ path: `/tmp/agent-workspace-${member.name}-${width}.png` });
+    throw new Error(`${member.name} not online on ${path} (now ${page.url()}): ${e.message}; errors ${page.errors}`);
+  }
   return page;
 }
 
@@ -77,7 +83,7 @@ async function visitorAsksForHuman(name, email) {
   for (const q of ["Do you ship abroad?", "What about returns?"]) {
     await box.fill(q);
     await box.press("Enter");
-    await until(async () => (await page.getByRole("status", { name: "Assistant is typing" }).count()) === 0 && (await box.isEnabled()), "reply", 15000);
+    await until(async () => (await page.getByRole("status", { name: "Assistant is typing" }).count()) === 0 && (await box.isEnabled()), "reply", 60000);
   }
   await page.getByRole("button", { name: "Talk to a human" }).click({ timeout: 15000 });
   await page.getByLabel("Name").fill(name);
@@ -128,8 +134,9 @@ test("agent dashboard: urgent request, take, live messages and typing both ways,
 
   // Agent -> visitor: typing, then the message.
   const composer = chat.getByPlaceholder("Type your response...");
-  await composer.fill("Hi Vic, Ann here. How can I help?");
-  await chat.getByText("34/500").waitFor();
+  const hello = "Hi Vic, Ann here. How can I help?";
+  await composer.fill(hello);
+  await chat.getByText(`${hello.length}/500`).waitFor();
   await visitor.getByRole("status", { name: "Agent is typing" }).waitFor();
   await composer.press("Enter");
   await visitor.getByRole("article", { name: "Ann" }).filter({ hasText: "Ann here" }).waitFor();
@@ -153,7 +160,10 @@ test("agent dashboard: urgent request, take, live messages and typing both ways,
   const dialog = agent.getByRole("dialog", { name: "Resolve Session" });
   await dialog.getByText("How would you rate this conversation?").waitFor();
   await dialog.getByText("Customer Satisfaction").waitFor();
-  await dialog.getByLabel("4 stars").check({ force: true });
+  // The star (the radio's label) is what a person clicks.
+  const fourId = await dialog.getByLabel("4 stars").getAttribute("id");
+  await dialog.locator(`label[for="${fourId}"]`).click();
+  assert.equal(await dialog.getByLabel("4 stars").isChecked(), true);
   await dialog.getByLabel("Resolution Notes").fill("Parcel re-sent");
   assert.equal(await dialog.getByPlaceholder("Any notes about this conversation...").count(), 1);
   await dialog.getByRole("button", { name: "Resolve Session" }).click();
@@ -173,7 +183,7 @@ test("agent dashboard: urgent request, take, live messages and typing both ways,
   assert.equal(done.status, "resolved", JSON.stringify(done));
   assert.equal(done.rating, 4);
   assert.equal(done.feedback, "Parcel re-sent");
-  assert.equal(done.assignedAgent?.name, "Ann");
+  assert.equal(done.resolvedBy, "Ann");
 
   assert.deepEqual(agent.errors, []);
   assert.deepEqual(visitor.errors, []);
@@ -190,7 +200,7 @@ test("two agents: a take by one removes the request from the other's queue at on
   await b.getByTestId("urgent-request").filter({ hasText: "wes@visitor.example" }).getByRole("button", { name: "Take Session" }).click();
   await b.getByText("Session Assigned").first().waitFor();
   await until(async () => (await a.getByTestId("urgent-request").filter({ hasText: "wes@visitor.example" }).count()) === 0, "gone from Ann's queue");
-  assert.equal(await a.getByText("My Active Sessions (0)").count(), 1, "not Ann's");
+  assert.equal(await a.getByTestId("my-session").filter({ hasText: "wes@visitor.example" }).count(), 0, "not Ann's");
   await visitor.getByRole("heading", { name: "Bob" }).waitFor();
 
   // Bob resolves through the dashboard with the default 5 stars.
@@ -223,7 +233,7 @@ test("botchat: the queue entry shows, Take works, a composer message reaches the
   await conv.getByText("Shop helper - Human Support").waitFor();
   await visitor.getByRole("heading", { name: "Olive" }).waitFor();
 
-  const composer = conv.getByLabel("Message");
+  const composer = conv.getByRole("textbox", { name: "Message", exact: true });
   await composer.fill("Hello Zoe,");
   await composer.press("Shift+Enter");
   await composer.pressSequentially("Olive from the inbox here");
