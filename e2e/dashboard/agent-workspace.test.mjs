@@ -155,6 +155,12 @@ test("agent dashboard: urgent request, take, live messages and typing both ways,
   await chat.getByRole("log").getByText("My parcel is late").waitFor();
   await until(async () => (await chat.getByRole("status", { name: "Customer is typing..." }).count()) === 0, "typing off");
 
+  // The open chat fits a phone too.
+  await agent.setViewportSize({ width: 390, height: 900 });
+  await chat.getByText("Live chat with customer").waitFor();
+  assert.ok((await agent.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)) <= 0, "no overflow at 390 px");
+  await agent.setViewportSize({ width: 1280, height: 900 });
+
   // Resolve with 4 stars and a note.
   await chat.getByRole("button", { name: "Resolve", exact: true }).click();
   const dialog = agent.getByRole("dialog", { name: "Resolve Session" });
@@ -203,6 +209,17 @@ test("two agents: a take by one removes the request from the other's queue at on
   assert.equal(await a.getByTestId("my-session").filter({ hasText: "wes@visitor.example" }).count(), 0, "not Ann's");
   await visitor.getByRole("heading", { name: "Bob" }).waitFor();
 
+  // Any agent can join an open session: it leaves Ann's all-sessions list for her own.
+  const joinable = a.getByTestId("open-session").filter({ hasText: "wes@visitor.example" });
+  await joinable.waitFor();
+  await joinable.getByRole("button", { name: "Join Chat" }).click();
+  await a.getByText("Session Joined").first().waitFor();
+  await a.getByText("You are now connected to the customer").first().waitFor();
+  await a.getByTestId("my-session").filter({ hasText: "wes@visitor.example" }).waitFor();
+  assert.equal(await a.getByTestId("my-session").filter({ hasText: "wes@visitor.example" }).getByText("Connected").count(), 0, "joined, not taken");
+  assert.equal(await joinable.count(), 0);
+  await a.getByRole("region", { name: "Live chat" }).getByRole("heading", { name: "Wes" }).waitFor();
+
   // Bob resolves through the dashboard with the default 5 stars.
   const chat = b.getByRole("region", { name: "Live chat" });
   await chat.getByRole("button", { name: "Resolve", exact: true }).click();
@@ -211,6 +228,8 @@ test("two agents: a take by one removes the request from the other's queue at on
   const s = (await sessionsOfBot()).find((x) => x.customerEmail === "wes@visitor.example");
   assert.equal(s.status, "resolved");
   assert.equal(s.rating, 5, "rating defaults to 5");
+  // Resolved for everyone: gone from Ann's sessions too, with the note in her open chat.
+  await until(async () => (await a.getByTestId("my-session").filter({ hasText: "wes@visitor.example" }).count()) === 0, "gone from Ann's sessions");
 
   assert.deepEqual(a.errors, []);
   assert.deepEqual(b.errors, []);
@@ -246,6 +265,19 @@ test("botchat: the queue entry shows, Take works, a composer message reaches the
   await inbox.getByRole("option", { name: "Urgent" }).click();
   await until(async () => (await sessionsOfBot()).find((x) => x.customerEmail === "zoe@visitor.example")?.priority === "urgent", "priority saved");
 
+  // Inline edit of a bot message: never empty, saved for real.
+  const botMessage = conv.getByRole("article", { name: "Shop helper" }).first();
+  await botMessage.getByRole("button", { name: "Edit message" }).click();
+  const edit = conv.getByRole("textbox", { name: "Edit message" });
+  await edit.fill("   ");
+  assert.equal(await conv.getByRole("button", { name: "Save" }).isDisabled(), true, "empty refused");
+  await edit.fill("We do ship abroad.");
+  await conv.getByRole("button", { name: "Save" }).click();
+  await conv.getByRole("article", { name: "Shop helper" }).filter({ hasText: "We do ship abroad." }).waitFor();
+  const zoeId = (await sessionsOfBot()).find((x) => x.customerEmail === "zoe@visitor.example")._id;
+  const full = await api(server.base, "GET", `/api/chat/get-chat-session/${zoeId}`, { token: owner.token });
+  assert.ok(full.body.session.messages.some((m) => m.role === "bot" && m.content === "We do ship abroad."), "edit saved");
+
   // Mark Resolved with the default rating.
   await conv.getByRole("button", { name: "Mark Resolved" }).click();
   const dialog = inbox.getByRole("dialog", { name: "Mark Resolved" });
@@ -254,6 +286,11 @@ test("botchat: the queue entry shows, Take works, a composer message reaches the
   await dialog.getByRole("button", { name: "Mark Resolved" }).click();
   await until(async () => (await sessionsOfBot()).find((x) => x.customerEmail === "zoe@visitor.example")?.status === "resolved", "resolved");
   await visitor.getByRole("article", { name: "System" }).filter({ hasText: "resolved" }).waitFor();
+
+  // Delete, with its toasts.
+  await inbox.getByRole("button", { name: /^Delete / }).first().click();
+  await inbox.getByText("Session Deleted").first().waitFor();
+  await inbox.getByText("The conversation has been permanently removed").first().waitFor();
 
   assert.deepEqual(inbox.errors, []);
   await inbox.context().close();

@@ -211,7 +211,7 @@ function SessionsPanel() {
         <ScrollArea.Autosize mah={300} type="auto">
           <Stack gap="xs">
             {all.map((a) => (
-              <Paper key={a._id} withBorder p="xs" radius="sm">
+              <Paper key={a._id} withBorder p="xs" radius="sm" data-testid="open-session">
                 <SessionLine s={a}>
                   <Button size="xs" variant="light" onClick={() => void joinSession(a._id)}>
                     Join Chat
