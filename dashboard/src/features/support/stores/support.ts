@@ -143,7 +143,13 @@ async function onConnect(): Promise<void> {
   }
 }
 
+/** Sessions of another bot (the socket keeps watching a bot it joined before a switch) are not ours. */
+function ours(session?: Pick<ChatSession, 'botId'> | null): boolean {
+  return !session?.botId || session.botId === support.botId;
+}
+
 function onSupportRequest(e: ev.SupportRequestEvent): void {
+  if (!ours(e.session)) return;
   const sessionId = e.sessionId ?? e.session._id;
   if (support.counted.includes(sessionId)) forgetAlert(sessionId);
   const isNew = ev.applySupportRequest(support, e);
@@ -176,6 +182,7 @@ export function startSupport(botId: string, me: string | null, view: SupportView
       refreshStatsSoon();
     }),
     onLive<{ sessionId: string; session: ChatSession }>('session-assigned', (e) => {
+      if (!ours(e.session)) return;
       ev.applySessionAssigned(support, e);
       if (support.view === 'dashboard') notify.success('Session Assigned', 'You are now handling this customer conversation');
       refreshStatsSoon();
@@ -190,6 +197,7 @@ export function startSupport(botId: string, me: string | null, view: SupportView
       refreshStatsSoon();
     }),
     onLive<{ sessionId: string; session: ChatSession }>('session-updated', (e) => {
+      if (!ours(e.session)) return;
       ev.applySessionUpdated(support, e);
       refreshStatsSoon();
     }),
@@ -197,8 +205,10 @@ export function startSupport(botId: string, me: string | null, view: SupportView
       ev.applySessionDeleted(support, e);
       refreshStatsSoon();
     }),
-    onLive('all-sessions-update', (e: { sessions: ChatSession[] }) => ev.applyAllSessions(support, e)),
-    onLive('active-support-sessions', (e: { sessions: ChatSession[] }) => applyQueue(e.sessions)),
+    onLive('all-sessions-update', (e: { sessions: ChatSession[] }) => ev.applyAllSessions(support, { sessions: e.sessions.filter(ours) })),
+    onLive('active-support-sessions', (e: { sessions: ChatSession[] }) => {
+      if (e.sessions.every(ours)) applyQueue(e.sessions);
+    }),
   ];
   if (!socket) offs.length = 0;
   if (view === 'inbox') void loadInbox();
