@@ -85,7 +85,7 @@ export function MessageList({
   }, [messages.length, last?.content, typing]);
 
   return (
-    <ScrollArea h={height} viewportRef={viewport} type="auto" offsetScrollbars>
+    <ScrollArea h={height} viewportRef={viewport} type="auto" offsetScrollbars scrollbars="y" styles={{ content: { display: 'block', minWidth: 0 } }}>
       <Stack gap="sm" p="xs" role="log" aria-label="Messages">
         {messages.map((m) => {
           const who = senderOf(m, botName);
