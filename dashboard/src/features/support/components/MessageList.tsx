@@ -81,7 +81,7 @@ export function MessageList({
   const viewport = useRef<HTMLDivElement>(null);
   const last = messages[messages.length - 1];
   useEffect(() => {
-    viewport.current?.scrollTo({ top: viewport.current.scrollHeight });
+    if (viewport.current) viewport.current.scrollTop = viewport.current.scrollHeight;
   }, [messages.length, last?.content, typing]);
 
   return (
