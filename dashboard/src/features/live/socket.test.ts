@@ -1,7 +1,15 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
 type Handler = (...args: unknown[]) => void;
-const made: { url: string; opts: Record<string, unknown>; handlers: Map<string, Handler[]>; disconnect: ReturnType<typeof vi.fn>; connected: boolean }[] = [];
+const made: {
+  url: string;
+  opts: Record<string, unknown>;
+  handlers: Map<string, Handler[]>;
+  disconnect: ReturnType<typeof vi.fn>;
+  connect: ReturnType<typeof vi.fn>;
+  connected: boolean;
+  active: boolean;
+}[] = [];
 vi.mock('socket.io-client', () => ({
   io: (url: string, opts: Record<string, unknown>) => {
     const handlers = new Map<string, Handler[]>();
@@ -10,7 +18,9 @@ vi.mock('socket.io-client', () => ({
       opts,
       handlers,
       connected: false,
+      active: true,
       disconnect: vi.fn(),
+      connect: vi.fn(),
       on: (e: string, h: Handler) => handlers.set(e, [...(handlers.get(e) ?? []), h]),
       off: (e: string, h: Handler) => handlers.set(e, (handlers.get(e) ?? []).filter((x) => x !== h)),
       removeAllListeners: () => handlers.clear(),
@@ -63,6 +73,26 @@ describe('the tab live connection', () => {
     expect(live.connected).toBe(false);
     fire('connect');
     expect(connects).toHaveBeenCalledTimes(2);
+  });
+
+  it('tries again later, with the token current then, when the server refused the connection', () => {
+    vi.useFakeTimers();
+    try {
+      localStorage.setItem('authToken', 'old');
+      liveSocket();
+      const s = made[0];
+      s.active = false;
+      s.handlers.get('connect_error')?.forEach((h) => h(new Error('expired')));
+      expect(live.connected).toBe(false);
+      localStorage.setItem('authToken', 'new');
+      vi.advanceTimersByTime(5000);
+      expect(s.connect).toHaveBeenCalledTimes(1);
+      let sent: unknown;
+      (s.opts.auth as (cb: (v: unknown) => void) => void)((v) => (sent = v));
+      expect(sent).toEqual({ token: 'new' });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('is closed on sign-out', () => {
