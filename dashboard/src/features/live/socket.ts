@@ -40,6 +40,13 @@ export function liveSocket(): Socket | null {
   });
   s.on('connect_error', () => {
     live.connected = false;
+    // Refused by the server (e.g. an expired token): socket.io stops trying. Try again later
+    // with whatever token is current then; a token the API rejects signs out, which closes this.
+    if (!s.active) {
+      setTimeout(() => {
+        if (socket === s && !s.connected && getToken()) s.connect();
+      }, LIVE_OPTIONS.reconnectionDelayMax);
+    }
   });
   socket = s;
   return s;

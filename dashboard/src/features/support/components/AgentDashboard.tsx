@@ -1,6 +1,6 @@
 // The Agent Dashboard (/agent-dashboard, spec 2 §2): counters, real figures, the three session
 // lists and the live chat with the customer.
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import {
   ActionIcon,
   Badge,
@@ -120,7 +120,7 @@ function SessionLine({ s, children }: { s: ChatSession; children?: React.ReactNo
           </Text>
         )}
       </Stack>
-      {children}
+      {children && <div style={{ flexShrink: 0 }}>{children}</div>}
     </Group>
   );
 }
@@ -139,7 +139,7 @@ function SessionsPanel() {
       </SimpleGrid>
 
       <Section title={`Urgent Support Requests (${s.queue.length})`}>
-        <ScrollArea.Autosize mah={300} type="auto">
+        <ScrollArea.Autosize mah={300} type="auto" scrollbars="y" styles={{ content: { display: 'block', minWidth: 0 } }}>
           <Stack gap="xs">
             {s.queue.map((r) => (
               <Paper key={r.sessionId} withBorder p="xs" radius="sm" bg="red.0" data-testid="urgent-request">
@@ -175,7 +175,7 @@ function SessionsPanel() {
             </Text>
           </Stack>
         ) : (
-          <ScrollArea.Autosize mah={300} type="auto">
+          <ScrollArea.Autosize mah={300} type="auto" scrollbars="y" styles={{ content: { display: 'block', minWidth: 0 } }}>
             <Stack gap="xs">
               {s.mine.map((m) => (
                 <UnstyledButton
@@ -208,10 +208,10 @@ function SessionsPanel() {
       </Section>
 
       <Section title={`All Active Sessions (${all.length})`}>
-        <ScrollArea.Autosize mah={300} type="auto">
+        <ScrollArea.Autosize mah={300} type="auto" scrollbars="y" styles={{ content: { display: 'block', minWidth: 0 } }}>
           <Stack gap="xs">
             {all.map((a) => (
-              <Paper key={a._id} withBorder p="xs" radius="sm">
+              <Paper key={a._id} withBorder p="xs" radius="sm" data-testid="open-session">
                 <SessionLine s={a}>
                   <Button size="xs" variant="light" onClick={() => void joinSession(a._id)}>
                     Join Chat
@@ -231,6 +231,11 @@ function LiveChatPanel({ botName }: { botName: string }) {
   const { connected } = useSnapshot(live);
   const [resolving, setResolving] = useState(false);
   const session = s.mine.find((x) => x._id === s.selectedId) ?? s.open.find((x) => x._id === s.selectedId) ?? null;
+  const panel = useRef<HTMLDivElement>(null);
+  // On a narrow screen the chat sits below the lists: bring it into view when one is opened.
+  useEffect(() => {
+    if (s.selectedId && window.innerWidth < 992) panel.current?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+  }, [s.selectedId]);
 
   if (!session) {
     return (
@@ -247,7 +252,7 @@ function LiveChatPanel({ botName }: { botName: string }) {
     );
   }
   return (
-    <Paper withBorder radius="md" p="md" component="section" aria-label="Live chat">
+    <Paper withBorder radius="md" p="md" component="section" aria-label="Live chat" ref={panel}>
       <Stack gap="sm">
         <Group justify="space-between" align="flex-start" wrap="nowrap">
           <Stack gap={0} style={{ minWidth: 0 }}>

@@ -1,9 +1,11 @@
 // The agent's reply box: Enter sends, Shift+Enter adds a line, empty text is not sent, a counter
 // out of 500 (shown, not enforced), and the typing indicator to the customer while text exists.
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { ActionIcon, Group, Stack, Text, Textarea } from '@mantine/core';
 import { IconSend } from '@tabler/icons-react';
 import { canSend, composerKey, counterText } from '../stores/rules';
+
+export const TYPING_IDLE_MS = 3000;
 
 export function Composer({
   onSend,
@@ -20,11 +22,24 @@ export function Composer({
 }) {
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
+  // Typing stops being shown after a pause, not only on blur or send.
+  const idle = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const typing = (on: boolean) => {
+    if (idle.current) clearTimeout(idle.current);
+    onTyping?.(on);
+    if (on) idle.current = setTimeout(() => onTyping?.(false), TYPING_IDLE_MS);
+  };
+  useEffect(
+    () => () => {
+      if (idle.current) clearTimeout(idle.current);
+    },
+    [],
+  );
 
   const send = async () => {
     if (!canSend(text) || sending || disabled) return;
     setSending(true);
-    onTyping?.(false);
+    typing(false);
     const ok = await onSend(text);
     setSending(false);
     if (ok) setText('');
@@ -46,9 +61,9 @@ export function Composer({
           onChange={(e) => {
             const v = e.currentTarget.value;
             setText(v);
-            onTyping?.(v.trim().length > 0);
+            typing(v.trim().length > 0);
           }}
-          onBlur={() => onTyping?.(false)}
+          onBlur={() => typing(false)}
           onKeyDown={(e) => {
             const action = composerKey({ key: e.key, shiftKey: e.shiftKey, isComposing: e.nativeEvent.isComposing });
             if (action === 'send') {

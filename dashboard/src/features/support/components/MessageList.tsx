@@ -81,11 +81,11 @@ export function MessageList({
   const viewport = useRef<HTMLDivElement>(null);
   const last = messages[messages.length - 1];
   useEffect(() => {
-    viewport.current?.scrollTo({ top: viewport.current.scrollHeight });
+    if (viewport.current) viewport.current.scrollTop = viewport.current.scrollHeight;
   }, [messages.length, last?.content, typing]);
 
   return (
-    <ScrollArea h={height} viewportRef={viewport} type="auto" offsetScrollbars>
+    <ScrollArea h={height} viewportRef={viewport} type="auto" offsetScrollbars scrollbars="y" styles={{ content: { display: 'block', minWidth: 0 } }}>
       <Stack gap="sm" p="xs" role="log" aria-label="Messages">
         {messages.map((m) => {
           const who = senderOf(m, botName);

@@ -22,7 +22,7 @@ export function SessionList({
       <Title order={5} px="xs" py={4}>
         Conversations ({sessions.length})
       </Title>
-      <ScrollArea.Autosize mah="calc(100vh - 320px)" type="auto">
+      <ScrollArea.Autosize mah="calc(100vh - 320px)" type="auto" scrollbars="y" styles={{ content: { display: 'block', minWidth: 0 } }}>
         <Stack gap={2}>
           {!sessions.length && (
             <Text size="sm" c="dimmed" p="xs">
@@ -39,6 +39,7 @@ export function SessionList({
                   onClick={() => onSelect(s._id)}
                   aria-current={s._id === selectedId ? 'true' : undefined}
                   style={{ flex: 1, minWidth: 0, borderRadius: 6 }}
+                  styles={{ body: { minWidth: 0, overflow: 'hidden' } }}
                   label={
                     <Group gap={6} wrap="nowrap">
                       <Indicator disabled={!s.hasNewMessage} size={8} color="red" position="middle-start" offset={-6} label="">
@@ -75,7 +76,7 @@ export function SessionList({
                     )
                   }
                 />
-                <ActionIcon variant="subtle" color="red" aria-label={`Delete ${title}`} onClick={() => onDelete(s._id)}>
+                <ActionIcon variant="subtle" color="red" aria-label={`Delete ${title}`} onClick={() => onDelete(s._id)} style={{ flexShrink: 0 }}>
                   <IconTrash size={16} />
                 </ActionIcon>
               </Group>

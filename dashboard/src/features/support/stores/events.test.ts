@@ -119,6 +119,12 @@ describe('resolve', () => {
     expect(s.stats?.resolvedToday).toBe(1);
   });
 
+  it('a session this state does not know (another bot) is not counted', () => {
+    const s = state({ stats: stats({ activeChats: 2 }) });
+    ev.applySessionResolved(s, { sessionId: 'elsewhere' });
+    expect(s.stats).toMatchObject({ activeChats: 2, resolvedToday: 0, totalResolved: 0 });
+  });
+
   it('a resolved request leaves the queue', () => {
     const s = state({ stats: stats() });
     ev.applySupportRequest(s, request('s1'));

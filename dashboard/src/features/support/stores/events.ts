@@ -237,7 +237,9 @@ export function applySessionResolved(s: SupportState, e: { sessionId: string; re
   if (i >= 0 && s.inbox[i].status !== 'resolved')
     s.inbox[i] = { ...s.inbox[i], status: 'resolved', resolvedAt, resolvedBy: e.resolvedBy ?? s.inbox[i].resolvedBy, needsHumanSupport: false };
   s.typing[e.sessionId] = false;
-  if (s.counted.includes(e.sessionId)) return;
+  // Only this bot's sessions count (a socket may still hear a bot it watched before).
+  const known = wasWaiting || wasActive || i >= 0;
+  if (!known || s.counted.includes(e.sessionId)) return;
   s.counted.push(e.sessionId);
   bumpStats(s, { resolvedToday: 1, totalResolved: 1, ...(wasWaiting ? { waiting: -1 } : {}), ...(wasActive ? { activeChats: -1 } : {}) });
 }

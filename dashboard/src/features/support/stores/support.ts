@@ -46,10 +46,10 @@ export function refreshStatsSoon(ms = 400): void {
   }, ms);
 }
 
-export async function loadInbox(): Promise<void> {
+export async function loadInbox({ quiet = false } = {}): Promise<void> {
   const botId = support.botId;
   if (!botId) return;
-  support.loading = true;
+  if (!quiet) support.loading = true;
   try {
     const [{ sessions }, queue] = await Promise.all([supportApi.inbox(botId), supportApi.queue(botId)]);
     if (support.botId !== botId) return;
@@ -58,10 +58,23 @@ export async function loadInbox(): Promise<void> {
     applyQueue(queue.sessions);
     if (!support.selectedId && support.inbox.length) void selectSession(support.inbox[0]._id);
   } catch (err) {
-    notify.error('Unable to load conversations', errorMessage(err, 'Please try again.'));
+    if (!quiet) notify.error('Unable to load conversations', errorMessage(err, 'Please try again.'));
   } finally {
     support.loading = false;
   }
+}
+
+/**
+ * Conversations that stay with the bot raise no agent event, so the lists are re-read now and
+ * then: the inbox over REST, the open sessions with get-all-sessions (answered by
+ * all-sessions-update).
+ */
+export const LIST_REFRESH_MS = 30000;
+
+function refreshLists(): void {
+  if (!support.botId || !live.connected) return;
+  if (support.view === 'inbox') void loadInbox({ quiet: true });
+  else emitLive('get-all-sessions', { botId: support.botId });
 }
 
 export async function loadDashboard(): Promise<void> {
@@ -143,7 +156,13 @@ async function onConnect(): Promise<void> {
   }
 }
 
+/** Sessions of another bot (the socket keeps watching a bot it joined before a switch) are not ours. */
+function ours(session?: Pick<ChatSession, 'botId'> | null): boolean {
+  return !session?.botId || session.botId === support.botId;
+}
+
 function onSupportRequest(e: ev.SupportRequestEvent): void {
+  if (!ours(e.session)) return;
   const sessionId = e.sessionId ?? e.session._id;
   if (support.counted.includes(sessionId)) forgetAlert(sessionId);
   const isNew = ev.applySupportRequest(support, e);
@@ -176,11 +195,16 @@ export function startSupport(botId: string, me: string | null, view: SupportView
       refreshStatsSoon();
     }),
     onLive<{ sessionId: string; session: ChatSession }>('session-assigned', (e) => {
+      if (!ours(e.session)) return;
       ev.applySessionAssigned(support, e);
       if (support.view === 'dashboard') notify.success('Session Assigned', 'You are now handling this customer conversation');
       refreshStatsSoon();
     }),
-    onLive('new-message', (e: { sessionId: string; message: ChatMessage }) => ev.applyNewMessage(support, e)),
+    onLive('new-message', (e: { sessionId: string; message: ChatMessage }) => {
+      ev.applyNewMessage(support, e);
+      // An agent's answer can change the average response time.
+      if (e.message.role === 'agent') refreshStatsSoon(2000);
+    }),
     onLive('customer-message', (e: { sessionId: string; message: ChatMessage }) => ev.applyNewMessage(support, e)),
     onLive('message-delta', (e: { sessionId: string; messageId: string; delta: string }) => ev.applyMessageDelta(support, e)),
     onLive('message-updated', (e: { sessionId: string; message: ChatMessage }) => ev.applyMessageUpdated(support, e)),
@@ -190,6 +214,7 @@ export function startSupport(botId: string, me: string | null, view: SupportView
       refreshStatsSoon();
     }),
     onLive<{ sessionId: string; session: ChatSession }>('session-updated', (e) => {
+      if (!ours(e.session)) return;
       ev.applySessionUpdated(support, e);
       refreshStatsSoon();
     }),
@@ -197,13 +222,17 @@ export function startSupport(botId: string, me: string | null, view: SupportView
       ev.applySessionDeleted(support, e);
       refreshStatsSoon();
     }),
-    onLive('all-sessions-update', (e: { sessions: ChatSession[] }) => ev.applyAllSessions(support, e)),
-    onLive('active-support-sessions', (e: { sessions: ChatSession[] }) => applyQueue(e.sessions)),
+    onLive('all-sessions-update', (e: { sessions: ChatSession[] }) => ev.applyAllSessions(support, { sessions: e.sessions.filter(ours) })),
+    onLive('active-support-sessions', (e: { sessions: ChatSession[] }) => {
+      if (e.sessions.every(ours)) applyQueue(e.sessions);
+    }),
   ];
   if (!socket) offs.length = 0;
   if (view === 'inbox') void loadInbox();
   else void loadDashboard();
+  const timer = setInterval(refreshLists, LIST_REFRESH_MS);
   return () => {
+    clearInterval(timer);
     for (const off of offs) off();
   };
 }

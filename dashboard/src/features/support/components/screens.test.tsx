@@ -1,0 +1,120 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { render } from '../../../../test-utils/render';
+import { resetSupport, support } from '../stores/support';
+import { AgentDashboard, HeaderCounters } from './AgentDashboard';
+import { Inbox } from './Inbox';
+
+const session = (id: string, extra: Record<string, unknown> = {}) => ({ _id: id, title: `Chat ${id}`, status: 'active', ...extra });
+
+beforeEach(() => {
+  resetSupport();
+  support.botId = 'b1';
+  support.me = 'me';
+});
+
+describe('agent dashboard', () => {
+  it('shows honest figures, empty texts and no chat before anything happens', () => {
+    render(
+      <>
+        <HeaderCounters />
+        <AgentDashboard botName="Shop helper" />
+      </>,
+    );
+    expect(within(screen.getByTestId('tile-Avg Response')).getByText('—')).toBeInTheDocument();
+    expect(within(screen.getByTestId('tile-Satisfaction')).getByText('No ratings yet')).toBeInTheDocument();
+    expect(screen.getByText('No active support sessions')).toBeInTheDocument();
+    expect(screen.getByText('Sessions will appear here when customers request human support')).toBeInTheDocument();
+    expect(screen.getByText('No Session Selected')).toBeInTheDocument();
+    expect(screen.getByText('Select a session from the queue to start helping customers')).toBeInTheDocument();
+    expect(screen.queryByText('1.2s')).toBeNull();
+    expect(screen.queryByText('4.8')).toBeNull();
+  });
+
+  it('shows real figures, the urgent queue and my sessions with their markers', () => {
+    support.stats = { waiting: 1, activeChats: 2, resolvedToday: 3, totalResolved: 9, averageResponseSeconds: 42, answeredHandoffs: 4, satisfaction: 4.25, ratedSessions: 4 };
+    support.queue = [{ sessionId: 'q1', session: session('q1', { needsHumanSupport: true }), customerMessage: 'help me', customerInfo: { name: 'Vic', email: 'vic@x' }, timestamp: new Date().toISOString() }];
+    support.mine = [session('m1', { assignedAgent: { _id: 'me' }, hasNewMessage: true }), session('m2', { assignedAgent: { _id: 'other' } })];
+    support.joined = ['m2'];
+    support.open = [session('o1'), session('m2')];
+    render(
+      <>
+        <HeaderCounters />
+        <AgentDashboard botName="Shop helper" />
+      </>,
+    );
+    expect(within(screen.getByTestId('tile-Avg Response')).getByText('42s')).toBeInTheDocument();
+    expect(within(screen.getByTestId('tile-Satisfaction')).getByText('4.3/5')).toBeInTheDocument();
+    expect(within(screen.getByTestId('counter-In Queue')).getByText('1')).toBeInTheDocument();
+    expect(screen.getByText('Urgent Support Requests (1)')).toBeInTheDocument();
+    expect(screen.getByText('Urgent: Customer Requested Help')).toBeInTheDocument();
+    expect(screen.getByText('My Active Sessions (2)')).toBeInTheDocument();
+    expect(screen.getAllByText('Connected')).toHaveLength(1);
+    expect(screen.getByLabelText('New message')).toBeInTheDocument();
+    // Joined sessions leave the all-sessions list.
+    expect(screen.getByText('All Active Sessions (1)')).toBeInTheDocument();
+    expect(screen.getAllByRole('button', { name: 'Join Chat' })).toHaveLength(1);
+  });
+
+  it('the open chat: customer, title fallback, messages by side, typing, counter', async () => {
+    support.mine = [session('m1', { title: null, customerName: 'Vic', customerEmail: 'vic@x', assignedAgent: { _id: 'me' } })];
+    support.selectedId = 'm1';
+    support.messages = [
+      { _id: 'a', seq: 1, role: 'user', content: 'hello', timestamp: '2026-01-01T00:00:01Z' },
+      { _id: 'b', seq: 2, role: 'agent', content: 'hi', senderName: 'Ann', timestamp: '2026-01-01T00:00:02Z' },
+      { _id: 'c', seq: 3, role: 'system', content: 'Ann joined the conversation', timestamp: '2026-01-01T00:00:03Z' },
+    ];
+    support.typing = { m1: true };
+    render(<AgentDashboard botName="Shop helper" />);
+    expect(screen.getByRole('heading', { name: 'Vic' })).toBeInTheDocument();
+    expect(screen.getByText('Customer Chat')).toBeInTheDocument();
+    expect(screen.getByText('vic@x')).toBeInTheDocument();
+    expect(screen.getByRole('article', { name: 'Ann' })).toHaveTextContent('hi');
+    expect(screen.getByRole('article', { name: 'Customer' })).toHaveTextContent('hello');
+    expect(screen.getByRole('article', { name: 'System' })).toHaveTextContent('Ann joined the conversation');
+    expect(screen.getByRole('status', { name: 'Customer is typing...' })).toBeInTheDocument();
+    expect(screen.getByText('Press Enter to send, Shift + Enter for new line')).toBeInTheDocument();
+    expect(screen.getByText('0/500')).toBeInTheDocument();
+    // Not connected in a unit test: the footer says so.
+    expect(screen.getAllByText('Disconnected').length).toBeGreaterThan(0);
+    await userEvent.click(screen.getByRole('button', { name: 'Resolve' }));
+    expect(await screen.findByText('How would you rate this conversation?')).toBeInTheDocument();
+  });
+});
+
+describe('inbox', () => {
+  it('empty state, no queue panel without requests', () => {
+    render(<Inbox botName="Shop helper" />);
+    expect(screen.getByText('Select a conversation')).toBeInTheDocument();
+    expect(screen.getByText('Choose a session from the sidebar to start chatting')).toBeInTheDocument();
+    expect(screen.queryByText(/Support Queue/)).toBeNull();
+  });
+
+  it('queue with a count, header badges, human support suffix, take for a waiting session', () => {
+    support.queue = [{ sessionId: 'w1', session: session('w1', { needsHumanSupport: true, title: '' }), customerMessage: '', customerInfo: {}, timestamp: new Date().toISOString() }];
+    support.inbox = [
+      session('w1', { needsHumanSupport: true, priority: 'high', status: 'pending' }),
+      session('t1', { assignedAgent: { _id: 'me' }, hasNewMessage: true }),
+    ];
+    support.selectedId = 'w1';
+    const { unmount } = render(<Inbox botName="Shop helper" />);
+    expect(screen.getByText('Support Queue (1)')).toBeInTheDocument();
+    expect(screen.getByText('Customer Support Request')).toBeInTheDocument();
+    expect(screen.getByText('Requested human support')).toBeInTheDocument();
+    expect(screen.getByText('Needs Human Support')).toBeInTheDocument();
+    expect(screen.getByText('High', { selector: '.mantine-Badge-label' })).toBeInTheDocument();
+    expect(screen.getByText('Pending')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Take Session' })).toBeInTheDocument();
+    expect(screen.getByTestId('inbox-bot-name')).toHaveTextContent(/^Shop helper$/);
+    expect(screen.getByLabelText('New message')).toBeInTheDocument();
+    unmount();
+
+    support.selectedId = 't1';
+    support.live = ['t1'];
+    render(<Inbox botName="Shop helper" />);
+    expect(screen.getByTestId('inbox-bot-name')).toHaveTextContent('Shop helper - Human Support');
+    expect(screen.getByText('Live Session')).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Take Session' })).toBeNull();
+  });
+});
