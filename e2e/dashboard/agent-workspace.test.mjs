@@ -8,8 +8,8 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
 import { startParley, api, signup, createBot, addToTeam, until, repo } from "../parley.mjs";
+import { launchBrowser, signedInContext } from "../browser.mjs";
 
 const built =
   existsSync(join(repo, "dashboard", "dist", "index.html")) && existsSync(join(repo, "widget", "dist", "chat.html"));
@@ -24,10 +24,7 @@ let botId;
 before(async () => {
   if (!built) return;
   server = await startParley();
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  browser = await launchBrowser();
   owner = await signup(server.base, "owner@shop.example", "Olive");
   ann = await signup(server.base, "ann@shop.example", "Ann");
   bob = await signup(server.base, "bob@shop.example", "Bob");
@@ -42,17 +39,8 @@ after(async () => {
 
 /** A signed-in member's page: token and active bot in local storage before the app boots. */
 async function memberPage(member, path, width = 1280) {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
-  await context.addInitScript(
-    ([token, bot]) => {
-      if (!localStorage.getItem("authToken")) {
-        localStorage.setItem("authToken", token);
-        const b = { _id: bot, id: bot, name: "Shop helper", description: null, icon: null, status: "active", lastActive: null };
-        localStorage.setItem("root", JSON.stringify({ bots: { bots: [b], activeBotId: bot } }));
-      }
-    },
-    [member.token, botId],
-  );
+  const bot = (await api(server.base, "GET", `/api/bots/${botId}`, { token: member.token })).body.bot;
+  const context = await signedInContext(browser, { token: member.token, bot, width });
   const page = await context.newPage();
   watch(page);
   await page.goto(`${server.base}${path}`);
@@ -204,6 +192,12 @@ test("agent dashboard: urgent request, take, live messages and typing both ways,
   assert.equal(done.rating, 4);
   assert.equal(done.feedback, "Parcel re-sent");
   assert.equal(done.resolvedBy, "Ann");
+
+  // The agent's /sessions list shows it resolved.
+  await agent.goto(`${server.base}/sessions`);
+  const row = agent.getByTestId("session-row").filter({ has: agent.getByTestId("session-title").getByText(done.title, { exact: true }) });
+  await row.getByTestId("status-dot").and(agent.locator('[data-status="resolved"]')).waitFor();
+  await row.getByText("resolved", { exact: true }).waitFor();
 
   // Only the browser's own reports of the offline spell above.
   assert.deepEqual(agent.errors.filter((e) => !/ERR_INTERNET_DISCONNECTED/.test(e)), []);

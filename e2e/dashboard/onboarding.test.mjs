@@ -5,8 +5,8 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
 import { startParley, repo } from "../parley.mjs";
+import { launchBrowser } from "../browser.mjs";
 
 const built = existsSync(join(repo, "dashboard", "dist", "index.html"));
 let server;
@@ -15,10 +15,7 @@ let browser;
 before(async () => {
   if (!built) return;
   server = await startParley({ env: { PARLEY_BILLING_DEFAULT_PLAN: "free" } });
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  browser = await launchBrowser();
 });
 after(async () => {
   await browser?.close();

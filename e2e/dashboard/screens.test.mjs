@@ -5,8 +5,8 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
 import { startParley, repo, signup, createBot, api } from "../parley.mjs";
+import { launchBrowser, signedInContext } from "../browser.mjs";
 
 const built = existsSync(join(repo, "dashboard", "dist", "index.html"));
 let server;
@@ -17,10 +17,7 @@ let botId;
 before(async () => {
   if (!built) return;
   server = await startParley();
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  browser = await launchBrowser();
   owner = await signup(server.base, "screens@shop.example", "Grace");
   botId = await createBot(server.base, owner.token, "Screens Bot", "We ship worldwide within 5 days.");
   // Some history so the lists and figures have something to show.
@@ -54,16 +51,8 @@ const screens = [
 
 for (const width of [1280, 390]) {
   test(`every screen renders cleanly at ${width} px`, { skip: !built && "dashboard not built (npm run build in dashboard/)" }, async () => {
-    const context = await browser.newContext({ viewport: { width, height: 800 } });
-    await context.addInitScript(
-      ([token, bot]) => {
-        if (!localStorage.getItem("authToken")) {
-          localStorage.setItem("authToken", token);
-          localStorage.setItem("root", JSON.stringify({ bots: { bots: [bot], activeBotId: bot._id } }));
-        }
-      },
-      [owner.token, (await api(server.base, "GET", `/api/bots/${botId}`, { token: owner.token })).body.bot],
-    );
+    const bot = (await api(server.base, "GET", `/api/bots/${botId}`, { token: owner.token })).body.bot;
+    const context = await signedInContext(browser, { token: owner.token, bot, width, height: 800 });
     const page = await context.newPage();
     const problems = [];
     page.on("pageerror", (e) => problems.push(`${page.url()}: ${e.message}`));

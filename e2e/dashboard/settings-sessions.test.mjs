@@ -6,8 +6,8 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
 import { startParley, repo, signup, createBot, api, until } from "../parley.mjs";
+import { launchBrowser } from "../browser.mjs";
 
 const built = existsSync(join(repo, "dashboard", "dist", "index.html"));
 const skip = !built && "dashboard not built (npm run build in dashboard/)";
@@ -37,10 +37,7 @@ async function signInThroughUi(page, password = "password123") {
 before(async () => {
   if (!built) return;
   server = await startParley();
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  browser = await launchBrowser();
   owner = await signup(server.base, EMAIL, "Ada");
   botId = await createBot(server.base, owner.token, "Trail Shop Helper", "We ship to Canada and the USA. Refunds within 30 days.");
   for (const message of QUESTIONS) {

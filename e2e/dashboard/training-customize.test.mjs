@@ -6,8 +6,8 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
 import { startParley, repo, signup, createBot, api, until } from "../parley.mjs";
+import { launchBrowser, signedInContext } from "../browser.mjs";
 
 const built = existsSync(join(repo, "dashboard", "dist", "index.html"));
 let server;
@@ -16,10 +16,7 @@ let browser;
 before(async () => {
   if (!built) return;
   server = await startParley();
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  browser = await launchBrowser();
 });
 after(async () => {
   await browser?.close();
@@ -31,20 +28,13 @@ const ANSWER = "We are open from 9am to 5pm, Monday to Friday.";
 
 /** A page signed in as `token` with `botId` active; console errors collected in `errors`. */
 async function signedInPage(width, token, botId) {
-  const page = await browser.newPage({ viewport: { width, height: 900 } });
+  const bot = (await api(server.base, "GET", `/api/bots/${botId}`, { token })).body.bot;
+  const page = await (await signedInContext(browser, { token, bot, width })).newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
   page.on("console", (m) => {
     if (m.type() === "error") errors.push(`console: ${m.text()}`);
   });
-  await page.goto(`${server.base}/login`);
-  await page.evaluate(
-    ([t, bot]) => {
-      localStorage.setItem("authToken", t);
-      localStorage.setItem("root", JSON.stringify({ bots: { bots: [bot], activeBotId: bot._id } }));
-    },
-    [token, (await api(server.base, "GET", `/api/bots/${botId}`, { token })).body.bot],
-  );
   return { page, errors };
 }
 
@@ -136,7 +126,7 @@ test("training sources, retrain, customization saved, test chat answers from the
   assert.equal(await page.getByTestId("test-chat-status").textContent(), "Online");
   await noHorizontalOverflow(page, 1280);
   assert.deepEqual(errors, []);
-  await page.close();
+  await page.context().close();
 
   // 390 px: both screens render without errors or overflow.
   const narrow = await signedInPage(390, owner.token, botId);
@@ -149,5 +139,5 @@ test("training sources, retrain, customization saved, test chat answers from the
   await narrow.page.getByTestId("test-chat").waitFor();
   await noHorizontalOverflow(narrow.page, 390);
   assert.deepEqual(narrow.errors, []);
-  await narrow.page.close();
+  await narrow.page.context().close();
 });

@@ -8,9 +8,9 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
 import { io } from "socket.io-client";
 import { startParley, api, signup, createBot, until, repo } from "../parley.mjs";
+import { launchBrowser } from "../browser.mjs";
 
 const built = existsSync(join(repo, "widget", "dist", "chat.html")) && existsSync(join(repo, "widget", "dist", "widget.js"));
 const skip = !built && "widget not built (npm run build in widget/)";
@@ -33,10 +33,7 @@ async function startSite(html) {
 before(async () => {
   if (!built) return;
   server = await startParley();
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  browser = await launchBrowser();
   owner = await signup(server.base, "owner@shop.example", "Olive");
   botId = await createBot(server.base, owner.token, "Shop helper", "We ship every order within 5 business days. Returns are free for 30 days.");
   await until(async () => {

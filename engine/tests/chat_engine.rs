@@ -27,6 +27,7 @@ on_both_backends!(
     roles_and_teams_are_enforced,
     hundred_take_races_have_one_winner_each,
     limits_are_enforced_before_anything_is_saved,
+    an_agent_who_leaves_a_bot_hears_no_more_of_it,
 );
 
 /// Answers "echo: {question}", streaming it in two halves; "fail" fails, "slow" sleeps.
@@ -316,4 +317,31 @@ async fn limits_are_enforced_before_anything_is_saved(backend: Backend) {
     w.store.update_bot(&w.bot_id, parley_store::bots::BotUpdate { status: Some("inactive".into()), ..Default::default() }).await.unwrap();
     let err = w.engine.visitor_message(VisitorMessage { bot_id: w.bot_id.clone(), text: "hi".into(), ..Default::default() }).await.unwrap_err();
     assert_eq!(err.to_string(), "This assistant is offline right now");
+}
+
+async fn an_agent_who_leaves_a_bot_hears_no_more_of_it(backend: Backend) {
+    let w = world(backend, Duration::from_secs(5)).await;
+    let ann = join_team(&w, "ann@x.co", "Ann", Role::Agent).await;
+    let a = client(ann.clone());
+    w.engine.join_as_agent(&a.conn, &w.bot_id).await.unwrap();
+    let first = say(&w, None, "hello").await.session_id;
+    w.engine.join_session(&a.conn, &first).await.unwrap();
+    w.engine.request_support(&w.owner, &first, "help", CustomerInfo::default()).await.unwrap();
+    a.wait_for("support-request", 1).await;
+
+    w.engine.leave_as_agent(&a.conn, &w.bot_id).await.unwrap();
+    // Leaving twice, or a bot never joined, is fine.
+    w.engine.leave_as_agent(&a.conn, &w.bot_id).await.unwrap();
+    let before = a.log.lock().unwrap().len();
+
+    let second = say(&w, None, "hello again").await.session_id;
+    w.engine.request_support(&w.owner, &second, "help", CustomerInfo::default()).await.unwrap();
+    say(&w, Some(&first), "anyone there?").await;
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let after: Vec<String> = a.log.lock().unwrap().iter().skip(before).map(|(n, _)| n.clone()).collect();
+    assert!(after.is_empty(), "nothing of the bot reaches an agent who left it: {after:?}");
+
+    // Joining again brings it all back, starting with the queue.
+    w.engine.join_as_agent(&a.conn, &w.bot_id).await.unwrap();
+    a.wait_until("active-support-sessions", |e| e["sessions"].as_array().is_some_and(|s| s.len() == 2)).await;
 }

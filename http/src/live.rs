@@ -104,6 +104,7 @@ async fn on_connect(state: web::Data<AppState>, socket: Socket, auth: Value) -> 
 const EVENTS: &[&str] = &[
     "join-session",
     "join-as-agent",
+    "leave-as-agent",
     "request-human-support",
     "leave-details",
     "take-session",
@@ -207,6 +208,15 @@ async fn handle(state: &AppState, live: &Live, event: &str, p: &Payload) -> Resu
             let queue = engine.join_as_agent(&live.conn, &bot_id).await?;
             *crate::realtime_lock(&live.bot) = Some(bot_id);
             Ok(json!({"sessions": queue}))
+        }
+        "leave-as-agent" => {
+            let bot_id = bot_of(live, p)?;
+            engine.leave_as_agent(&live.conn, &bot_id).await?;
+            let mut watched = crate::realtime_lock(&live.bot);
+            if watched.as_deref() == Some(bot_id.as_str()) {
+                *watched = None;
+            }
+            Ok(json!({"botId": bot_id}))
         }
         "request-human-support" => {
             let session_id = required(p, 0, "sessionId")?;

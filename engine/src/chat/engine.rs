@@ -304,6 +304,32 @@ impl Engine {
         Ok(queue)
     }
 
+    /// `leave-as-agent`: the connection stops working on the bot (the agent moved to another bot
+    /// or closed the support screens): it is no longer an online agent there and stops following
+    /// the bot's sessions it had joined. Leaving a bot never joined is not an error.
+    pub async fn leave_as_agent(&self, conn: &Connection, bot_id: &str) -> Result<(), EngineError> {
+        let joined: Vec<String> = {
+            let mut conns = self.conns();
+            let Some(state) = conns.get_mut(&conn.id) else { return Ok(()) };
+            state.bots.remove(bot_id);
+            state.sessions.iter().cloned().collect()
+        };
+        self.registry.bot(bot_id).do_send(AgentOffline(conn.id));
+        for session_id in joined {
+            let Some(session) = self.store.session(&session_id).await? else { continue };
+            if session.bot_id != bot_id {
+                continue;
+            }
+            if let Some(state) = self.conns().get_mut(&conn.id) {
+                state.sessions.remove(&session_id);
+            }
+            if let Some(addr) = self.registry.running_session(&session_id) {
+                addr.do_send(Leave(conn.id));
+            }
+        }
+        Ok(())
+    }
+
     /// `update-agent-status` on every bot this connection joined.
     pub fn set_agent_status(&self, conn: &Connection, status: &str) -> Result<(), EngineError> {
         if !matches!(status, "online" | "away" | "busy" | "offline") {

@@ -57,6 +57,18 @@ function startDashboard() {
 }
 
 describe('support store with the live channel', () => {
+  it('leaves the bot when the support screens close, but not when moving between them', async () => {
+    startDashboard();
+    stop();
+    stop = startSupport('b1', 'me', 'inbox'); // /agent-dashboard -> /botchat: same bot
+    await new Promise((r) => setTimeout(r, 5));
+    expect(emitted.filter((e) => e.event === 'leave-as-agent')).toEqual([]);
+    stop();
+    stop = () => {};
+    await new Promise((r) => setTimeout(r, 5));
+    expect(emitted.filter((e) => e.event === 'leave-as-agent').map((e) => e.payload)).toEqual([{ botId: 'b1' }]);
+  });
+
   it('joins as agent on connect, and a request from the socket toasts and queues', async () => {
     startDashboard();
     acks['join-as-agent'] = () => ({ success: true, sessions: [] });

@@ -173,8 +173,14 @@ function onSupportRequest(e: ev.SupportRequestEvent): void {
   refreshStatsSoon();
 }
 
+let pendingLeave: { botId: string; timer: ReturnType<typeof setTimeout> } | null = null;
+
 /** Subscribes the store to the tab's socket for `botId`; returns the unsubscribe. */
 export function startSupport(botId: string, me: string | null, view: SupportView): () => void {
+  if (pendingLeave?.botId === botId) {
+    clearTimeout(pendingLeave.timer);
+    pendingLeave = null;
+  }
   if (support.botId !== botId || support.me !== me) {
     resetSupport();
     support.botId = botId;
@@ -234,6 +240,15 @@ export function startSupport(botId: string, me: string | null, view: SupportView
   return () => {
     clearInterval(timer);
     for (const off of offs) off();
+    // Off the support screens (or on to another bot) this tab is no longer an agent of the bot:
+    // the server stops counting it online there and stops sending it the bot's events. Deferred
+    // a tick so that moving between /botchat and /agent-dashboard (unmount, then mount for the
+    // same bot) does not leave and rejoin: the server runs a socket's events concurrently.
+    const leave = setTimeout(() => {
+      pendingLeave = null;
+      if (live.connected) emitLive('leave-as-agent', { botId });
+    }, 0);
+    pendingLeave = { botId, timer: leave };
   };
 }
 
