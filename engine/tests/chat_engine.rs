@@ -325,6 +325,8 @@ async fn an_agent_who_leaves_a_bot_hears_no_more_of_it(backend: Backend) {
     let a = client(ann.clone());
     w.engine.join_as_agent(&a.conn, &w.bot_id).await.unwrap();
     let first = say(&w, None, "hello").await.session_id;
+    // A new conversation reaches the bot's online agents at once.
+    a.wait_until("session-updated", |e| e["sessionId"] == first.as_str() && e["session"]["status"] == "active").await;
     w.engine.join_session(&a.conn, &first).await.unwrap();
     w.engine.request_support(&w.owner, &first, "help", CustomerInfo::default()).await.unwrap();
     a.wait_for("support-request", 1).await;

@@ -238,6 +238,11 @@ impl Engine {
                 }
                 let session = self.store.create_session(&bot.id, &title_from(&text)).await?;
                 self.store.count_conversation(&bot.owner_id).await?;
+                // The agents online see a new conversation at once (later turns with the bot
+                // send them nothing, so a busy bot does not flood its agents).
+                if let Some(agents) = self.registry.running_bot(&bot.id) {
+                    agents.do_send(bot::ToAgents(ServerEvent::SessionUpdated { session_id: session.id.clone(), session: session_view(&session) }));
+                }
                 session.id
             }
         };

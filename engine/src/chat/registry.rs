@@ -88,6 +88,11 @@ impl Registry {
         self.lock().sessions.get(id).map(|(_, a)| a.clone())
     }
 
+    /// The bot's actor if it is running: a bot with agents online has one.
+    pub fn running_bot(&self, bot_id: &str) -> Option<Addr<BotActor>> {
+        self.lock().bots.get(bot_id).map(|(_, a)| a.clone()).filter(Addr::connected)
+    }
+
     pub fn bot(&self, bot_id: &str) -> Addr<BotActor> {
         let mut inner = self.lock();
         if let Some((_, addr)) = inner.bots.get(bot_id) {
