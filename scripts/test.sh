@@ -22,7 +22,8 @@ done
 
 if [ -f e2e/package.json ]; then
   echo "==> end-to-end tests"
-  cargo build -p parley-http --bin parley --examples
+  # They run target/debug/parley, built above with the workspace (building the one package again
+  # here would rebuild its dependencies with other features, minutes for nothing).
   (cd e2e && npm test)
 fi
 echo "==> load harness smoke run (relay against Parley and the Node peer: nothing lost or duplicated)"
