@@ -30,6 +30,28 @@ function FullNotice({ text }: { text: string }) {
   );
 }
 
+/**
+ * What every add form does on submit once its input is valid: the call with a busy flag, and on
+ * refusal the server's message as a toast. Resolves with that message, or null on success.
+ */
+function useAdd() {
+  const [busy, setBusy] = useState(false);
+  async function add(call: () => Promise<unknown>, failure: string): Promise<string | null> {
+    setBusy(true);
+    try {
+      await call();
+      return null;
+    } catch (err) {
+      const m = message(err, failure);
+      notify.error(m);
+      return m;
+    } finally {
+      setBusy(false);
+    }
+  }
+  return { busy, add };
+}
+
 /** The submit button, or at the cap the disabled 'Maximum sources reached' one with its hint. */
 function SubmitOrFull({ full, label, loading, disabled }: { full: boolean; label: string; loading: boolean; disabled?: boolean }) {
   if (full) {
@@ -54,7 +76,7 @@ function SubmitOrFull({ full, label, loading, disabled }: { full: boolean; label
 export function PdfForm({ count }: { count: number }) {
   const [file, setFile] = useState<File | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, add } = useAdd();
   const full = sourcesFull(count);
 
   function choose(f: File | null) {
@@ -67,15 +89,9 @@ export function PdfForm({ count }: { count: number }) {
     ev.preventDefault();
     if (full) return notify.error(MSG.maxSources);
     if (!file) return setError('Please choose a PDF file to upload');
-    setBusy(true);
-    try {
-      await addPdf(file);
+    if ((await add(() => addPdf(file), 'Failed to upload PDF')) === null) {
       setFile(null);
       setError(null);
-    } catch (err) {
-      notify.error(message(err, 'Failed to upload PDF'));
-    } finally {
-      setBusy(false);
     }
   }
 
@@ -104,7 +120,7 @@ export function PdfForm({ count }: { count: number }) {
 export function WebsiteForm({ count }: { count: number }) {
   const [url, setUrl] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, add } = useAdd();
   const full = sourcesFull(count);
 
   async function submit(ev: FormEvent) {
@@ -113,17 +129,9 @@ export function WebsiteForm({ count }: { count: number }) {
     const e = urlError(url);
     setError(e);
     if (e) return;
-    setBusy(true);
-    try {
-      await addWebsite(url);
-      setUrl('');
-    } catch (err) {
-      const m = message(err, 'Failed to add website');
-      setError(m);
-      notify.error(m);
-    } finally {
-      setBusy(false);
-    }
+    const refused = await add(() => addWebsite(url), 'Failed to add website');
+    if (refused === null) setUrl('');
+    else setError(refused);
   }
 
   return (
@@ -153,7 +161,7 @@ export function TextForm({ count }: { count: number }) {
   const [name, setName] = useState('');
   const [content, setContent] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, add } = useAdd();
   const full = sourcesFull(count);
 
   async function submit(ev: FormEvent) {
@@ -162,15 +170,9 @@ export function TextForm({ count }: { count: number }) {
     const e = textError(content);
     setError(e);
     if (e) return;
-    setBusy(true);
-    try {
-      await addText(name, content);
+    if ((await add(() => addText(name, content), 'Failed to add text')) === null) {
       setName('');
       setContent('');
-    } catch (err) {
-      notify.error(message(err, 'Failed to add text'));
-    } finally {
-      setBusy(false);
     }
   }
 
@@ -207,7 +209,7 @@ export function QaForm({ count }: { count: number }) {
   const [question, setQuestion] = useState('');
   const [answer, setAnswer] = useState('');
   const [errors, setErrors] = useState<{ question: string | null; answer: string | null }>({ question: null, answer: null });
-  const [busy, setBusy] = useState(false);
+  const { busy, add } = useAdd();
   const full = qaFull(count);
 
   async function submit(ev: FormEvent) {
@@ -216,15 +218,9 @@ export function QaForm({ count }: { count: number }) {
     const e = qaErrors(question, answer);
     setErrors(e);
     if (e.question || e.answer) return;
-    setBusy(true);
-    try {
-      await addQa(question, answer);
+    if ((await add(() => addQa(question, answer), 'Failed to add Q&A pair')) === null) {
       setQuestion('');
       setAnswer('');
-    } catch (err) {
-      notify.error(message(err, 'Failed to add Q&A pair'));
-    } finally {
-      setBusy(false);
     }
   }
 
