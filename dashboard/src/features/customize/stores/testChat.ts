@@ -45,17 +45,13 @@ export interface TestChatState {
   leadModalOpen: boolean;
 }
 
+/** A conversation not started yet with `botId`. */
+function fresh(botId: string | null): TestChatState {
+  return { botId, messages: [], pending: false, sessionId: null, visitorToken: null, lead: null, leadToSend: null, leadModalOpen: false };
+}
+
 export function createTestChat() {
-  const state = proxy<TestChatState>({
-    botId: null,
-    messages: [],
-    pending: false,
-    sessionId: null,
-    visitorToken: null,
-    lead: null,
-    leadToSend: null,
-    leadModalOpen: false,
-  });
+  const state = proxy<TestChatState>(fresh(null));
   let nextId = 1;
   let leadTimer: ReturnType<typeof setTimeout> | null = null;
   let generation = 0;
@@ -73,16 +69,7 @@ export function createTestChat() {
     reset(botId: string | null) {
       clearTimer();
       generation++;
-      Object.assign(state, {
-        botId,
-        messages: [],
-        pending: false,
-        sessionId: null,
-        visitorToken: null,
-        lead: null,
-        leadToSend: null,
-        leadModalOpen: false,
-      });
+      Object.assign(state, fresh(botId));
     },
 
     /** Sends `text` to the real bot; false when it may not be sent (blank, or a reply pending). */
