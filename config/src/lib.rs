@@ -99,6 +99,30 @@ pub struct RealtimeSettings {
     pub ping_timeout_ms: u64,
     pub max_payload: usize,
     pub connect_timeout_ms: u64,
+    /// Chat messages waiting for the message writer before new ones are refused as busy.
+    pub writer_queue: usize,
+    /// Messages waiting in one live session's (or bot's) mailbox before senders must retry.
+    pub session_mailbox: usize,
+    /// Packets waiting to be written to one connection before it is closed as too slow.
+    pub outbound_queue: usize,
+    /// Events per second one socket may send (token bucket), and the bucket's size.
+    pub socket_events_per_sec: f64,
+    pub socket_burst: f64,
+    /// Events of one socket being handled at once; more are refused.
+    pub socket_in_flight: usize,
+    /// Refusals in a row after which a socket that keeps flooding is disconnected.
+    pub socket_max_refusals: u32,
+    /// Longest text (characters) of any string in a socket event's payload.
+    pub max_text_chars: usize,
+    /// Open Engine.IO connections the server accepts; 0 = no limit.
+    pub max_connections: usize,
+    /// New Engine.IO connections per second from one IP (token bucket), and the burst; 0 = no limit.
+    pub handshakes_per_ip_per_sec: f64,
+    pub handshake_burst: f64,
+    /// Messages per minute one visitor conversation may send when the bot limits its rate.
+    pub visitor_messages_per_minute: usize,
+    /// Events kept for connection state recovery (socket.io 4.6 semantics), at most.
+    pub recovery_max_packets: usize,
 }
 
 #[derive(Debug, Clone, Deserialize)]

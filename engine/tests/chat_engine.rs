@@ -4,9 +4,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use actix::prelude::*;
 use futures_util::future::BoxFuture;
-use parley_engine::chat::{BotReply, Brain, BrainError, Connection, Engine, EngineError, EngineSettings, Push, ReplyRequest, VisitorMessage, Who};
+use parley_engine::chat::{BotReply, Brain, BrainError, Connection, Engine, EngineError, EngineSettings, Outgoing, ReplyRequest, Sink, VisitorMessage, Who};
 use parley_store::bots::{NewBot, WidgetConfig};
 use parley_store::chat::CustomerInfo;
 use parley_store::testing::TestDb;
@@ -57,14 +56,10 @@ impl Brain for TestBrain {
 /// A live connection that records every event it is sent.
 struct Recorder(Arc<Mutex<Vec<(String, serde_json::Value)>>>);
 
-impl Actor for Recorder {
-    type Context = Context<Self>;
-}
-
-impl Handler<Push> for Recorder {
-    type Result = ();
-    fn handle(&mut self, msg: Push, _: &mut Self::Context) {
-        self.0.lock().unwrap().push((msg.0.event_name().to_string(), msg.0.payload()));
+impl Sink for Recorder {
+    fn push(&self, event: &Arc<Outgoing>) {
+        let payload: serde_json::Value = serde_json::from_str(event.payload_json()).unwrap();
+        self.0.lock().unwrap().push((event.name().to_string(), payload));
     }
 }
 
@@ -75,10 +70,13 @@ struct Client {
 
 static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
-fn client(who: Who) -> Client {
+/// A live connection registered with the engine (as the transport does on connect).
+fn client(engine: &Engine, who: Who) -> Client {
     let log = Arc::new(Mutex::new(Vec::new()));
-    let sink = Recorder(log.clone()).start().recipient();
-    Client { conn: Connection { id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed), who, sink }, log }
+    let sink: Arc<dyn Sink> = Arc::new(Recorder(log.clone()));
+    let conn = Connection { id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed), who, sink };
+    engine.connect(&conn);
+    Client { conn, log }
 }
 
 impl Client {
@@ -132,7 +130,7 @@ async fn world(backend: Backend, reply_timeout: Duration) -> World {
         .create_bot(NewBot { owner_id, name: "Helper".into(), description: String::new(), website_url: None, icon: None, widget: WidgetConfig::default(), initial_source: None })
         .await
         .unwrap();
-    let engine = Engine::new(store.clone(), Arc::new(TestBrain), EngineSettings { reply_timeout, arbiters: 2 });
+    let engine = Engine::new(store.clone(), Arc::new(TestBrain), EngineSettings { reply_timeout, arbiters: 2, ..EngineSettings::default() });
     World { _db: db, store, engine, bot_id: bot.id, owner }
 }
 
@@ -157,7 +155,7 @@ async fn a_visitor_turn_is_saved_answered_and_streamed(backend: Backend) {
     let first = say(&w, None, "  Where is my order?  ").await;
     assert_eq!(first.reply.as_ref().unwrap()["content"], "echo: Where is my order? (after 0 messages)");
     let sid = first.session_id.clone();
-    let visitor = client(Who::Visitor { session_id: sid.clone(), bot_id: w.bot_id.clone() });
+    let visitor = client(&w.engine, Who::Visitor { session_id: sid.clone(), bot_id: w.bot_id.clone() });
     w.engine.join_session(&visitor.conn, &sid).await.unwrap();
     visitor.wait_for("session-joined", 1).await;
     let second = say(&w, Some(&sid), "And returns?").await;
@@ -185,16 +183,16 @@ async fn handoff_take_race_live_messages_and_resolve(backend: Backend) {
         .create_bot(NewBot { owner_id: other_owner.0, name: "Other".into(), description: String::new(), website_url: None, icon: None, widget: WidgetConfig::default(), initial_source: None })
         .await
         .unwrap();
-    let stranger = client(other_owner.1.clone());
+    let stranger = client(&w.engine, other_owner.1.clone());
     w.engine.join_as_agent(&stranger.conn, &other_bot.id).await.unwrap();
 
-    let a = client(ann.clone());
-    let b = client(bob.clone());
+    let a = client(&w.engine, ann.clone());
+    let b = client(&w.engine, bob.clone());
     w.engine.join_as_agent(&a.conn, &w.bot_id).await.unwrap();
     w.engine.join_as_agent(&b.conn, &w.bot_id).await.unwrap();
 
     let sid = say(&w, None, "hello").await.session_id;
-    let visitor = client(Who::Visitor { session_id: sid.clone(), bot_id: w.bot_id.clone() });
+    let visitor = client(&w.engine, Who::Visitor { session_id: sid.clone(), bot_id: w.bot_id.clone() });
     w.engine.join_session(&visitor.conn, &sid).await.unwrap();
     let info = CustomerInfo { name: Some("Vic".into()), email: Some("vic@v.co".into()), ..Default::default() };
     w.engine.request_support(&visitor.conn.who, &sid, "I need a person", info).await.unwrap();
@@ -267,7 +265,7 @@ async fn roles_and_teams_are_enforced(backend: Backend) {
     assert!(matches!(w.engine.agent_message(&viewer, &sid, "hi").await, Err(EngineError::Forbidden(_))));
     let other_visitor = Who::Visitor { session_id: "someone-else".into(), bot_id: w.bot_id.clone() };
     assert!(matches!(w.engine.typing(&other_visitor, &sid, true).await, Err(EngineError::NotFound(_))));
-    let c = client(outsider.clone());
+    let c = client(&w.engine, outsider.clone());
     assert!(matches!(w.engine.join_as_agent(&c.conn, &w.bot_id).await, Err(EngineError::NotFound(_))));
     // The owner may.
     assert!(w.engine.take_session(&w.owner, &sid).await.unwrap().won);
@@ -315,6 +313,8 @@ async fn limits_are_enforced_before_anything_is_saved(backend: Backend) {
     let (sessions, total) = w.store.sessions_of_bot(&w.bot_id, parley_store::chat::SessionFilter::All, None, None, 0, 10).await.unwrap();
     assert!(sessions.is_empty() && total == 0, "refused messages left no session");
     w.store.update_bot(&w.bot_id, parley_store::bots::BotUpdate { status: Some("inactive".into()), ..Default::default() }).await.unwrap();
+    // The bot routes tell the engine after every change (its live settings are cached).
+    w.engine.bot_changed(&w.bot_id);
     let err = w.engine.visitor_message(VisitorMessage { bot_id: w.bot_id.clone(), text: "hi".into(), ..Default::default() }).await.unwrap_err();
     assert_eq!(err.to_string(), "This assistant is offline right now");
 }
@@ -322,7 +322,7 @@ async fn limits_are_enforced_before_anything_is_saved(backend: Backend) {
 async fn an_agent_who_leaves_a_bot_hears_no_more_of_it(backend: Backend) {
     let w = world(backend, Duration::from_secs(5)).await;
     let ann = join_team(&w, "ann@x.co", "Ann", Role::Agent).await;
-    let a = client(ann.clone());
+    let a = client(&w.engine, ann.clone());
     w.engine.join_as_agent(&a.conn, &w.bot_id).await.unwrap();
     let first = say(&w, None, "hello").await.session_id;
     // A new conversation reaches the bot's online agents at once.

@@ -47,7 +47,11 @@ fn build_engine(settings: &Settings, store: &Store) -> Result<(Engine, Trainer),
     let engine = Engine::new(
         store.clone(),
         Arc::new(brain),
-        EngineSettings { reply_timeout: Duration::from_secs(settings.llm.timeout_secs.saturating_add(15)), arbiters: 2 },
+        EngineSettings {
+            reply_timeout: Duration::from_secs(settings.llm.timeout_secs.saturating_add(15)),
+            arbiters: 2,
+            session_mailbox: settings.realtime.session_mailbox,
+        },
     );
     let live = engine.clone();
     let mut trainer = Trainer::new(store.clone(), settings).with_events(Arc::new(move |event| {
@@ -83,9 +87,6 @@ fn training_payload(event: TrainingEvent) -> (String, serde_json::Value) {
     }
 }
 
-/// A person types a few messages a minute; more than this from one visitor is a script.
-const VISITOR_MESSAGES_PER_MINUTE: usize = 20;
-
 pub struct Application {
     port: u16,
     server: Server,
@@ -116,6 +117,7 @@ impl Application {
                 Err(e) => tracing::error!("resuming unfinished training: {e}"),
             }
         });
+        let visitor_limiter = crate::limits::VisitorLimiter::new(settings.realtime.visitor_messages_per_minute, Duration::from_secs(60));
         let state = web::Data::from(Arc::new(AppState {
             engine,
             trainer,
@@ -125,7 +127,7 @@ impl Application {
             oauth_flows: PendingFlows::default(),
             http,
             dummy_hash,
-            visitor_limiter: crate::embedding::RateLimiter::new(VISITOR_MESSAGES_PER_MINUTE, Duration::from_secs(60)),
+            visitor_limiter,
         }));
         let io = crate::live::socket_server(state.clone());
         let server_state = state.clone();

@@ -1,11 +1,7 @@
 //! Where a bot's chat may appear and be called from: its URL whitelist becomes the chat page's
 //! `Content-Security-Policy: frame-ancestors`, and chat calls carrying an `Origin` from a site
 //! that is neither Parley itself nor on the whitelist are refused. An empty whitelist allows
-//! every site (the bot is public). Plus the per-visitor rate limit (`enableRateLimit`).
-
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+//! every site (the bot is public). The per-visitor rate limit is in `limits`.
 
 use parley_store::bots::BotSettings;
 
@@ -32,38 +28,6 @@ pub fn origin_allowed(settings: &BotSettings, origin: &str, own_origin: &str) ->
     })
 }
 
-pub const RATE_LIMITED: &str = "You're sending messages too quickly. Please wait a moment and try again.";
-
-/// A sliding window of message times per visitor key.
-pub struct RateLimiter {
-    window: Duration,
-    max: usize,
-    seen: Mutex<HashMap<String, Vec<Instant>>>,
-}
-
-impl RateLimiter {
-    pub fn new(max: usize, window: Duration) -> RateLimiter {
-        RateLimiter { window, max, seen: Mutex::new(HashMap::new()) }
-    }
-
-    /// Records a message for `key`; false when it is over the limit (and is not counted).
-    pub fn allow(&self, key: &str) -> bool {
-        let now = Instant::now();
-        let mut seen = crate::realtime_lock(&self.seen);
-        if seen.len() > 100_000 {
-            // Forget idle visitors so the map cannot grow without bound.
-            seen.retain(|_, times| times.last().is_some_and(|t| now.duration_since(*t) < self.window));
-        }
-        let times = seen.entry(key.to_string()).or_default();
-        times.retain(|t| now.duration_since(*t) < self.window);
-        if times.len() >= self.max {
-            return false;
-        }
-        times.push(now);
-        true
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,15 +50,5 @@ mod tests {
         assert!(!origin_allowed(&s, "http://shop.example", own));
         assert_eq!(frame_ancestors(&s), "frame-ancestors 'self' https://shop.example https://*.brand.example");
         assert_eq!(frame_ancestors(&settings(&[])), "frame-ancestors *");
-    }
-
-    #[test]
-    fn rate_limit_is_a_sliding_window() {
-        let limiter = RateLimiter::new(3, Duration::from_millis(200));
-        assert!(limiter.allow("v") && limiter.allow("v") && limiter.allow("v"));
-        assert!(!limiter.allow("v"));
-        assert!(limiter.allow("other"));
-        std::thread::sleep(Duration::from_millis(220));
-        assert!(limiter.allow("v"));
     }
 }

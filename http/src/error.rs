@@ -77,6 +77,7 @@ impl From<StoreError> for ApiError {
             StoreError::NotFound => ApiError::not_found("Resource"),
             StoreError::Conflict(detail) => ApiError::conflict(detail),
             StoreError::LimitReached(message) => ApiError::validation(message),
+            StoreError::Busy(message) => ApiError::unavailable(message),
             other => ApiError::internal(other),
         }
     }
@@ -92,6 +93,7 @@ impl From<parley_engine::chat::EngineError> for ApiError {
             E::Refused(m) => ApiError::conflict(m),
             E::Store(s) => s.into(),
             E::Gone => ApiError::unavailable("Please try again"),
+            E::Busy(m) => ApiError::unavailable(m),
         }
     }
 }

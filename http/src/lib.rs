@@ -6,12 +6,14 @@ pub mod auth;
 pub mod domain;
 pub mod embedding;
 pub mod error;
+pub mod limits;
 pub mod live;
 pub mod realtime;
 pub mod routes;
 pub mod state;
 pub mod uploads;
 pub mod views;
+pub mod visitor_guard;
 pub mod web;
 
 /// Locks a mutex whose guarded value stays consistent even if a holder panicked.

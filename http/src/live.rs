@@ -2,17 +2,22 @@
 //! to the chat engine. CONNECT authenticates (`{token}` for members, `{visitorToken}` for
 //! visitors); each event of spec 2 §7 becomes one engine call, answered by an ack
 //! (`{success, ...}` or `{success: false, error}`) and, on failure, an `error` event.
+//!
+//! Strangers can connect, so every socket is bounded: a token bucket and an in-flight cap on
+//! its events, a length cap on every string it sends, and a disconnect when it keeps being
+//! refused (`SocketGuard`).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use actix::prelude::*;
 use actix_web::web;
-use parley_engine::chat::{events, Connection, EngineError, Push, VisitorMessage, Who};
+use parley_config::RealtimeSettings;
+use parley_engine::chat::{events, Connection, EngineError, Outgoing, ServerEvent, Sink, VisitorMessage, Who};
 use parley_store::chat::{CustomerInfo, SessionFilter};
 use serde_json::{json, Value};
 
+use crate::limits::TokenBucket;
 use crate::realtime::{AckSender, ConnectError, Payload, RecoveryConfig, Socket, SocketIo};
 use crate::state::AppState;
 
@@ -21,35 +26,89 @@ static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 /// Most messages a `join-session` ack carries.
 const JOIN_HISTORY: i64 = 500;
 
-/// Forwards the engine's events to one socket, in the order they were sent.
+/// What a socket that sends too much hears.
+pub const TOO_FAST: &str = "Too many events, please slow down";
+
+/// Writes the engine's events straight to one socket (no hop: the socket's own queue is the
+/// bounded one, see `engineio::outbox`).
 struct SocketSink(Socket);
 
-impl Actor for SocketSink {
-    type Context = Context<Self>;
-}
-
-impl Handler<Push> for SocketSink {
-    type Result = ();
-
-    fn handle(&mut self, msg: Push, ctx: &mut Self::Context) {
-        if !self.0.connected() {
-            ctx.stop();
-            return;
+impl Sink for SocketSink {
+    fn push(&self, event: &Arc<Outgoing>) {
+        if self.0.connected() {
+            self.0.emit_json(event.name(), event.payload_json());
         }
-        self.0.emit(msg.0.event_name(), vec![msg.0.payload()]);
     }
 }
 
-/// What a socket keeps between events: its engine connection and the bot it watches.
+/// One socket's allowance: a token bucket for its events, how many are being handled, and
+/// how many were refused in a row.
+struct SocketGuard {
+    bucket: Mutex<TokenBucket>,
+    in_flight: AtomicUsize,
+    refusals: AtomicU32,
+    max_in_flight: usize,
+    max_refusals: u32,
+    max_text: usize,
+}
+
+/// An admitted event; dropping it frees its in-flight slot.
+struct Ticket(Arc<Live>);
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        self.0.guard.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl SocketGuard {
+    fn new(settings: &RealtimeSettings) -> SocketGuard {
+        SocketGuard {
+            bucket: Mutex::new(TokenBucket::new(settings.socket_events_per_sec, settings.socket_burst)),
+            in_flight: AtomicUsize::new(0),
+            refusals: AtomicU32::new(0),
+            max_in_flight: settings.socket_in_flight.max(1),
+            max_refusals: settings.socket_max_refusals.max(1),
+            max_text: settings.max_text_chars.max(1),
+        }
+    }
+
+    /// Admits an event, or says it must be refused (and whether the socket should go).
+    fn admit(&self) -> Result<(), bool> {
+        let in_flight = self.in_flight.fetch_add(1, Ordering::AcqRel);
+        let within_rate = crate::realtime_lock(&self.bucket).take();
+        if in_flight >= self.max_in_flight || !within_rate {
+            self.in_flight.fetch_sub(1, Ordering::AcqRel);
+            let refusals = self.refusals.fetch_add(1, Ordering::AcqRel) + 1;
+            return Err(refusals >= self.max_refusals);
+        }
+        self.refusals.store(0, Ordering::Release);
+        Ok(())
+    }
+}
+
+impl Live {
+    fn admit(self: &Arc<Self>) -> Result<Ticket, bool> {
+        self.guard.admit().map(|()| Ticket(self.clone()))
+    }
+}
+
+/// What a socket keeps between events: its engine connection, the bot it watches and its
+/// allowance.
 struct Live {
     conn: Connection,
     bot: Mutex<Option<String>>,
+    guard: SocketGuard,
 }
 
 /// Builds the Socket.IO server for the product.
 pub fn socket_server(state: web::Data<AppState>) -> SocketIo {
     let io = SocketIo::from_settings(&state.settings.realtime);
-    let recovery = RecoveryConfig { max_disconnection: Duration::from_secs(120), ..RecoveryConfig::default() };
+    let recovery = RecoveryConfig {
+        max_disconnection: Duration::from_secs(120),
+        max_packets: state.settings.realtime.recovery_max_packets.max(1),
+        ..RecoveryConfig::default()
+    };
     io.ns_with_recovery("/", recovery, move |socket, auth| {
         let state = state.clone();
         async move { on_connect(state, socket, auth).await }
@@ -79,20 +138,47 @@ async fn identify(state: &AppState, auth: &Value) -> Result<Who, ConnectError> {
 
 async fn on_connect(state: web::Data<AppState>, socket: Socket, auth: Value) -> Result<(), ConnectError> {
     let who = identify(&state, &auth).await?;
-    let sink = SocketSink(socket.clone()).start().recipient();
+    let sink: Arc<dyn Sink> = Arc::new(SocketSink(socket.clone()));
     let conn = Connection { id: NEXT_CONN.fetch_add(1, Ordering::Relaxed), who, sink };
     state.engine.connect(&conn);
-    let live = Arc::new(Live { conn, bot: Mutex::new(None) });
-    for event in EVENTS {
-        let (state, live) = (state.clone(), live.clone());
-        socket.on(*event, move |socket, payload, ack| {
-            let (state, live) = (state.clone(), live.clone());
-            async move {
-                let result = handle(&state, &live, event, &payload).await;
-                answer(&socket, ack, result);
-            }
-        });
-    }
+    let live = Arc::new(Live { conn, bot: Mutex::new(None), guard: SocketGuard::new(&state.settings.realtime) });
+    // One handler for every event (not one closure per event per socket: an idle socket
+    // should cost little).
+    let (state_e, live_e) = (state.clone(), live.clone());
+    socket.on_any(move |socket, mut payload, ack| {
+        let (state, live) = (state_e.clone(), live_e.clone());
+        // Admitted before the event's task starts, so a refused flood costs no work.
+        let admitted = live.admit();
+        async move {
+            let ticket = match admitted {
+                Ok(ticket) => ticket,
+                Err(disconnect) => {
+                    refuse(&socket, ack, TOO_FAST);
+                    if disconnect {
+                        tracing::warn!(socket = socket.id(), "disconnecting a socket that kept sending too fast");
+                        socket.disconnect();
+                    }
+                    return;
+                }
+            };
+            let name = match payload.args.first() {
+                Some(Value::String(name)) => EVENTS.iter().copied().find(|e| e == name),
+                _ => None,
+            };
+            let result = match name {
+                None => Err(EngineError::Invalid("Unknown event".into())),
+                Some(event) => {
+                    payload.args.remove(0);
+                    match check_text(&payload.args, live.guard.max_text) {
+                        Ok(()) => handle(&state, &live, event, &payload).await,
+                        Err(e) => Err(e),
+                    }
+                }
+            };
+            drop(ticket);
+            answer(&socket, ack, result);
+        }
+    });
     let (state_d, live_d) = (state.clone(), live.clone());
     socket.on_disconnect(move |_, _| {
         let (state, live) = (state_d.clone(), live_d.clone());
@@ -119,6 +205,32 @@ const EVENTS: &[&str] = &[
     "transfer-session",
     "update-agent-status",
 ];
+
+/// A refusal before the event is looked at: the ack if one was asked for, else the `error`
+/// event (never both, so a flood is not answered twice).
+fn refuse(socket: &Socket, ack: Option<AckSender>, message: &str) {
+    match ack {
+        Some(ack) => ack.send(vec![json!({"success": false, "error": message})]),
+        None => socket.emit("error", vec![json!({"message": message})]),
+    }
+}
+
+/// Every string in an event's arguments (keys too) within `max` characters.
+fn check_text(args: &[Value], max: usize) -> Result<(), EngineError> {
+    fn within(v: &Value, max: usize) -> bool {
+        match v {
+            Value::String(s) => s.len() <= max || s.chars().count() <= max,
+            Value::Array(items) => items.iter().all(|i| within(i, max)),
+            Value::Object(map) => map.iter().all(|(k, v)| k.chars().count() <= max && within(v, max)),
+            _ => true,
+        }
+    }
+    if args.iter().all(|a| within(a, max)) {
+        Ok(())
+    } else {
+        Err(EngineError::Invalid(format!("Text is too long (the limit is {max} characters)")))
+    }
+}
 
 fn answer(socket: &Socket, ack: Option<AckSender>, result: Result<Value, EngineError>) {
     match result {
@@ -147,6 +259,7 @@ fn public_message(e: &EngineError) -> String {
             "Something went wrong on our side".into()
         }
         EngineError::Gone => "Please try again".into(),
+        EngineError::Busy(message) => message.clone(),
         other => other.to_string(),
     }
 }
@@ -254,11 +367,8 @@ async fn handle(state: &AppState, live: &Live, event: &str, p: &Payload) -> Resu
                     if own != &session_id {
                         return Err(EngineError::NotFound("Session"));
                     }
-                    let bot = state.store.bot_by_id(bot_id).await?.ok_or(EngineError::NotFound("Bot"))?;
-                    let limited = parley_store::bots::WidgetConfig::from_json(&bot.widget).enable_rate_limit;
-                    if limited && !state.visitor_limiter.allow(&session_id) {
-                        return Err(EngineError::Refused(crate::embedding::RATE_LIMITED.into()));
-                    }
+                    let bot = engine.bot_info(bot_id).await?;
+                    crate::visitor_guard::check(state, &bot, None, Some(&session_id)).map_err(|refusal| EngineError::Refused(refusal.message().into()))?;
                     let outcome = engine
                         .visitor_message(VisitorMessage { bot_id: bot_id.clone(), session_id: Some(session_id), text, lead: None, ack_on_save: true })
                         .await?;
@@ -286,13 +396,13 @@ async fn handle(state: &AppState, live: &Live, event: &str, p: &Payload) -> Resu
         "get-active-sessions" => {
             let bot_id = bot_of(live, p)?;
             let (sessions, _) = engine.sessions(user_of(live)?, &bot_id, SessionFilter::SupportQueue, None, 0, 500).await?;
-            live.conn.sink.do_send(Push(parley_engine::chat::ServerEvent::ActiveSupportSessions { sessions: sessions.clone() }));
+            live.conn.sink.push(&Outgoing::new(ServerEvent::ActiveSupportSessions { sessions: sessions.clone() }));
             Ok(json!({"sessions": sessions}))
         }
         "get-all-sessions" => {
             let bot_id = bot_of(live, p)?;
             let (sessions, _) = engine.sessions(user_of(live)?, &bot_id, SessionFilter::Open, None, 0, 500).await?;
-            live.conn.sink.do_send(Push(parley_engine::chat::ServerEvent::AllSessionsUpdate { sessions: sessions.clone() }));
+            live.conn.sink.push(&Outgoing::new(ServerEvent::AllSessionsUpdate { sessions: sessions.clone() }));
             Ok(json!({"sessions": sessions}))
         }
         "get-agent-sessions" => {

@@ -22,7 +22,7 @@ pub struct AppState {
     /// `password::dummy_verify`).
     pub dummy_hash: String,
     /// Visitor messages per minute, for bots with `enableRateLimit`.
-    pub visitor_limiter: crate::embedding::RateLimiter,
+    pub visitor_limiter: crate::limits::VisitorLimiter,
 }
 
 pub type SharedState = Arc<AppState>;

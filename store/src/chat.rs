@@ -99,109 +99,6 @@ pub fn contains_pattern(text: &str) -> String {
     pattern
 }
 
-const PREVIEW_CHARS: usize = 200;
-
-fn preview(text: &str) -> String {
-    text.chars().take(PREVIEW_CHARS).collect()
-}
-
-/// The statements of appending one message, for both backends and for a batch: evaluates to
-/// `StoreResult<ChatMessage>` (`Err(NotFound)` when the session is gone, nothing written), and
-/// returns early from the enclosing block on a database error.
-macro_rules! append_in {
-    ($conn:ident, $session_id:expr, $new:expr, $now:expr) => {{
-        let (session_id, new, now): (&str, NewMessage, NaiveDateTime) = ($session_id, $new, $now);
-        let sources = serde_json::to_string(&new.sources)?;
-        let is_agent = new.role == Role::Agent;
-        let shown = matches!(new.role, Role::User | Role::Bot | Role::Agent);
-        let last = preview(&new.content);
-        let updated = if shown {
-            diesel::update(chat_sessions::table.find(session_id))
-                .set((
-                    chat_sessions::message_count.eq(chat_sessions::message_count + 1),
-                    chat_sessions::last_message.eq(&last),
-                    chat_sessions::updated_at.eq(now),
-                ))
-                .execute($conn)
-                .await?
-        } else {
-            diesel::update(chat_sessions::table.find(session_id))
-                .set(chat_sessions::updated_at.eq(now))
-                .execute($conn)
-                .await?
-        };
-        if updated == 0 {
-            Err(StoreError::NotFound)
-        } else {
-            let max_seq: Option<i64> = chat_messages::table
-                .filter(chat_messages::session_id.eq(session_id))
-                .select(diesel::dsl::max(chat_messages::seq))
-                .first($conn)
-                .await?;
-            let message = ChatMessage {
-                id: new_id(),
-                session_id: session_id.to_string(),
-                seq: max_seq.unwrap_or(0) + 1,
-                role: new.role.as_str().to_string(),
-                content: new.content,
-                sender_name: new.sender_name,
-                agent_id: new.agent_id,
-                is_agent,
-                is_error: new.is_error,
-                sources,
-                created_at: now,
-                edited_at: None,
-            };
-            diesel::insert_into(chat_messages::table).values(&message).execute($conn).await?;
-            Ok(message)
-        }
-    }};
-}
-
-/// A message waiting for the SQLite group commit.
-pub(crate) struct AppendRequest {
-    session_id: String,
-    new: NewMessage,
-    reply: tokio::sync::oneshot::Sender<StoreResult<ChatMessage>>,
-}
-
-/// Messages queued for the next commit, and whether a caller is leading (saving them).
-#[derive(Default)]
-pub(crate) struct AppendQueue {
-    pending: std::sync::Mutex<Vec<AppendRequest>>,
-    leading: std::sync::atomic::AtomicBool,
-}
-
-impl AppendQueue {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<AppendRequest>> {
-        self.pending.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    fn push(&self, r: AppendRequest) {
-        self.lock().push(r);
-    }
-
-    fn take(&self) -> Vec<AppendRequest> {
-        std::mem::take(&mut *self.lock())
-    }
-
-    /// Becomes the leader unless someone is.
-    fn claim_lead(&self) -> bool {
-        use std::sync::atomic::Ordering;
-        self.leading.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire).is_ok()
-    }
-
-    /// Stops leading; `false` when a request queued meanwhile and the lead was taken back (a
-    /// caller who queued while this one was still leading counts on it).
-    fn resign(&self) -> bool {
-        use std::sync::atomic::Ordering;
-        self.leading.store(false, Ordering::Release);
-        if self.lock().is_empty() {
-            return true;
-        }
-        !self.claim_lead()
-    }
-}
 
 impl Store {
     pub async fn create_session(&self, bot_id: &str, title: &str) -> StoreResult<ChatSession> {
@@ -242,60 +139,21 @@ impl Store {
             .map_err(Into::into)
     }
 
-    /// Appends a message: bumps the session's count (taking the write lock first), numbers the
-    /// message with it, stores it, and updates the preview — all or nothing. Returns once it
-    /// is committed.
-    ///
-    /// On SQLite, messages arriving together are saved together: callers queue their message;
-    /// one of them leads, committing everything queued in one transaction at a time (group
-    /// commit) on a single connection, while the others just wait for their answer. One commit
-    /// per message capped relaying, and waiters each holding a pooled connection starved the
-    /// reads under load; each message is still its own unit (one that cannot be saved fails
-    /// alone).
+    /// Appends a message: numbers it in its session, stores it, and bumps the session's count
+    /// and preview — all or nothing. Returns once it is committed. Messages arriving together
+    /// are committed together by the message writer (`writer`); each is still its own unit
+    /// (one that cannot be saved fails alone).
     pub async fn append_message(&self, session_id: &str, new: NewMessage) -> StoreResult<ChatMessage> {
-        if self.backend() == crate::Backend::Postgres {
-            let now = time::now();
-            return db_tx!(self, |conn| async move { Ok(append_in!(conn, session_id, new, now)) })?;
-        }
-        let (reply, answer) = tokio::sync::oneshot::channel();
-        self.append_queue.push(AppendRequest { session_id: session_id.to_string(), new, reply });
-        if self.append_queue.claim_lead() {
-            // This call leads: it saves batches until the queue is empty. On its own task, so a
-            // cancelled caller never strands what others queued.
-            let store = self.clone();
-            let _ = tokio::spawn(async move { store.lead_appends().await }).await;
-        }
-        answer.await.map_err(|_| StoreError::Connection("the message was not saved".into()))?
+        self.queue_message(session_id, new)?.await
     }
 
-    /// The leader's loop: take what is queued, save it in one transaction with the writer's
-    /// turn, repeat until nothing is left. One connection for all appends, so the other
-    /// pooled connections stay free for reads however many messages are waiting.
-    async fn lead_appends(&self) {
-        loop {
-            let batch = self.append_queue.take();
-            if batch.is_empty() {
-                if self.append_queue.resign() {
-                    return;
-                }
-                continue;
-            }
-            let pooled = match self.connection().await {
-                Ok(p) => p,
-                Err(e) => {
-                    let reason = e.to_string();
-                    for r in batch {
-                        let _ = r.reply.send(Err(StoreError::Connection(reason.clone())));
-                    }
-                    continue;
-                }
-            };
-            let turn = self.sqlite_writer.lock().await;
-            write_batch(pooled, batch).await;
-            drop(turn);
-        }
+    /// Queues a message for the writer and returns at once: `Err(Busy)` when the writer's queue
+    /// is full (nothing queued), otherwise a future of the saved message. The session actor uses
+    /// it to keep handling its mailbox while its messages are committed, in order.
+    pub fn queue_message(&self, session_id: &str, new: NewMessage) -> StoreResult<impl std::future::Future<Output = StoreResult<ChatMessage>>> {
+        let answer = self.writer.submit(session_id, new)?;
+        Ok(async move { answer.await.map_err(|_| StoreError::Connection("the message was not saved".into()))? })
     }
-
 
     /// The session's messages in order; `after_seq` skips those already seen, `limit` keeps the
     /// newest ones.
@@ -548,46 +406,5 @@ impl Store {
         let now = time::now();
         db_run!(self, |conn| diesel::update(bots::table.find(bot_id)).set(bots::last_active.eq(now)).execute(conn).await)?;
         Ok(())
-    }
-}
-
-/// Saves a batch in one SQLite transaction on `pooled` (the caller holds the writer's turn)
-/// and answers each request.
-async fn write_batch(pooled: crate::pool::Pooled, batch: Vec<AppendRequest>) {
-    let now = time::now();
-    let mut replies = Vec::with_capacity(batch.len());
-    let mut items = Vec::with_capacity(batch.len());
-    for r in batch {
-        replies.push(r.reply);
-        items.push((r.session_id, r.new));
-    }
-    let saved: StoreResult<Vec<StoreResult<ChatMessage>>> = match pooled {
-        crate::pool::Pooled::Sqlite(mut pooled) => async {
-            sqlite_tx!(&mut *pooled, |conn| async move {
-                let mut out = Vec::with_capacity(items.len());
-                for (session_id, new) in items {
-                    let session_id = session_id.as_str();
-                    // A message whose session is gone fails alone; a database error fails
-                    // (and rolls back) the batch.
-                    out.push(append_in!(conn, session_id, new, now));
-                }
-                Ok(out)
-            })
-        }
-        .await,
-        crate::pool::Pooled::Pg(_) => Err(StoreError::Connection("group commit is for SQLite".into())),
-    };
-    match saved {
-        Ok(results) => {
-            for (reply, result) in replies.into_iter().zip(results) {
-                let _ = reply.send(result);
-            }
-        }
-        Err(e) => {
-            let reason = e.to_string();
-            for reply in replies {
-                let _ = reply.send(Err(StoreError::Connection(reason.clone())));
-            }
-        }
     }
 }

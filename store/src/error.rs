@@ -14,6 +14,9 @@ pub enum StoreError {
     LimitReached(String),
     #[error("database: {0}")]
     Database(DieselError),
+    /// A bounded queue is full; the caller should tell its client to retry.
+    #[error("{0}")]
+    Busy(String),
     #[error("database connection: {0}")]
     Connection(String),
     #[error("migrations: {0}")]

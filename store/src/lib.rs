@@ -23,9 +23,11 @@ pub mod team;
 pub mod testing;
 pub mod time;
 pub mod users;
+mod writer;
 
 pub use error::StoreError;
-pub use pool::{Backend, Store};
+pub use pool::{Backend, Store, DEFAULT_WRITER_QUEUE};
+pub use writer::BUSY;
 pub use roles::Role;
 
 pub type StoreResult<T> = Result<T, StoreError>;

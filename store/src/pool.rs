@@ -26,6 +26,9 @@ const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres
 const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
      PRAGMA foreign_keys = ON;";
 
+/// Messages that may wait for the writer before new ones are refused as busy.
+pub const DEFAULT_WRITER_QUEUE: usize = 20_000;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
     Sqlite,
@@ -51,8 +54,8 @@ pub struct Store {
     pub(crate) default_plan: std::sync::Arc<str>,
     /// SQLite transactions take turns through this (see `db_tx!`).
     pub(crate) sqlite_writer: std::sync::Arc<tokio::sync::Mutex<()>>,
-    /// Chat messages waiting to be saved together (SQLite group commit, see `chat`).
-    pub(crate) append_queue: std::sync::Arc<crate::chat::AppendQueue>,
+    /// Saves chat messages, committed in groups (see `writer`).
+    pub(crate) writer: crate::writer::Writer,
 }
 
 impl Store {
@@ -60,16 +63,21 @@ impl Store {
     /// needed) and brings its schema up to date.
     pub async fn open(settings: &Settings) -> StoreResult<Store> {
         let store = if settings.uses_postgres() {
-            Self::open_postgres(&settings.database_url, settings.database_pool_size).await?
+            Self::open_postgres_with(&settings.database_url, settings.database_pool_size, settings.realtime.writer_queue).await?
         } else {
             std::fs::create_dir_all(&settings.data_dir)
                 .map_err(|e| StoreError::Connection(format!("{}: {e}", settings.data_dir.display())))?;
-            Self::open_sqlite(&settings.sqlite_path(), settings.database_pool_size).await?
+            Self::open_sqlite_with(&settings.sqlite_path(), settings.database_pool_size, settings.realtime.writer_queue).await?
         };
         store.with_default_plan(&settings.billing.default_plan).await
     }
 
     pub async fn open_sqlite(path: &Path, pool_size: usize) -> StoreResult<Store> {
+        Self::open_sqlite_with(path, pool_size, DEFAULT_WRITER_QUEUE).await
+    }
+
+    /// Like `open_sqlite`, with the message writer's queue bound.
+    pub async fn open_sqlite_with(path: &Path, pool_size: usize, writer_queue: usize) -> StoreResult<Store> {
         let url = path.to_string_lossy().to_string();
         let migrate_url = url.clone();
         run_blocking(move || {
@@ -88,12 +96,19 @@ impl Store {
             .max_size(pool_size)
             .build()
             .map_err(|e| StoreError::Connection(e.to_string()))?;
-        let store = Store { pools: Pools::Sqlite(pool), default_plan: "free".into(), sqlite_writer: Default::default(), append_queue: Default::default() };
+        let sqlite_writer: std::sync::Arc<tokio::sync::Mutex<()>> = Default::default();
+        let writer = crate::writer::sqlite::start(path.to_path_buf(), SQLITE_PRAGMAS, writer_queue, sqlite_writer.clone())?;
+        let store = Store { pools: Pools::Sqlite(pool), default_plan: "free".into(), sqlite_writer, writer };
         store.ping().await?;
         Ok(store)
     }
 
     pub async fn open_postgres(url: &str, pool_size: usize) -> StoreResult<Store> {
+        Self::open_postgres_with(url, pool_size, DEFAULT_WRITER_QUEUE).await
+    }
+
+    /// Like `open_postgres`, with the message writer's queue bound.
+    pub async fn open_postgres_with(url: &str, pool_size: usize, writer_queue: usize) -> StoreResult<Store> {
         let migrate_url = url.to_string();
         run_blocking(move || {
             let mut conn = AsyncConnectionWrapper::<AsyncPgConnection>::establish(&migrate_url)
@@ -108,7 +123,8 @@ impl Store {
             .max_size(pool_size)
             .build()
             .map_err(|e| StoreError::Connection(e.to_string()))?;
-        let store = Store { pools: Pools::Pg(pool), default_plan: "free".into(), sqlite_writer: Default::default(), append_queue: Default::default() };
+        let writer = crate::writer::postgres::start(pool.clone(), writer_queue);
+        let store = Store { pools: Pools::Pg(pool), default_plan: "free".into(), sqlite_writer: Default::default(), writer };
         store.ping().await?;
         Ok(store)
     }

@@ -11,7 +11,7 @@ use parley_store::Store;
 use tokio::sync::oneshot;
 
 use super::engine::{ConnId, EngineError};
-use super::events::{session_view, Push, ServerEvent};
+use super::events::{session_view, Outgoing, ServerEvent, Sink};
 use super::registry::Registry;
 use super::session::AgentAssigned;
 
@@ -21,7 +21,7 @@ pub struct OnlineAgent {
     pub name: String,
     pub status: String,
     pub can_take: bool,
-    pub sink: Recipient<Push>,
+    pub sink: std::sync::Arc<dyn Sink>,
 }
 
 pub struct BotActor {
@@ -42,14 +42,16 @@ impl BotActor {
     }
 
     fn tell_all(&self, event: &ServerEvent) {
+        let out = Outgoing::new(event.clone());
         for agent in self.agents.values() {
-            agent.sink.do_send(Push(event.clone()));
+            agent.sink.push(&out);
         }
     }
 
     fn tell_user(&self, user_id: &str, event: &ServerEvent) {
+        let out = Outgoing::new(event.clone());
         for agent in self.agents.values().filter(|a| a.user_id == user_id) {
-            agent.sink.do_send(Push(event.clone()));
+            agent.sink.push(&out);
         }
     }
 }
@@ -195,7 +197,7 @@ impl Handler<Take> for BotActor {
                     let note = format!("{} joined the conversation", msg.agent_name);
                     let assigned = AgentAssigned { agent_id: msg.agent_id.clone(), agent_name: msg.agent_name.clone(), note };
                     actix::spawn(async move {
-                        if let Ok(addr) = registry.session(&session_id).await {
+                        if let Ok((addr, _)) = registry.session(&session_id).await {
                             addr.do_send(assigned);
                         }
                     });

@@ -1,24 +1,24 @@
 //! `Engine`: what the transports (REST and Socket.IO) call. It checks who is asking and what
 //! their role on the bot allows, enforces the bot's limits, and hands typed messages to the
-//! actors. It knows connections only as an id, an identity and a `Recipient<Push>`.
+//! actors. It knows connections only as an id, an identity and a `Sink`.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix::prelude::*;
-use parley_store::bots::WidgetConfig;
 use parley_store::chat::{CustomerInfo, NewMessage, Role as MessageRole, SessionFilter};
 use parley_store::models::Bot;
 use parley_store::{Role, Store, StoreError};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
+use super::directory::{BotInfo, Directory};
 use super::bot::{self, AgentOffline, AgentOnline, AgentStatus, ListAgents, OnlineAgent, Take, TakeOutcome};
 use super::brain::Brain;
-use super::events::{session_view, Push, ServerEvent};
+use super::events::{session_view, Outgoing, ServerEvent, Sink};
 use super::registry::Registry;
-use super::session::{AgentSays, Join, Leave, Member, Reload, RequestSupport, Resolve, Tell, Typing, VisitorSays};
+use super::session::{AgentSays, Join, Leave, Member, Reload, RequestSupport, Resolve, SessionActor, Tell, Typing, VisitorSays};
 
 pub type ConnId = u64;
 
@@ -39,12 +39,16 @@ pub enum EngineError {
     Store(StoreError),
     #[error("the session stopped before answering")]
     Gone,
+    /// A queue on the way is full; the client should retry in a moment.
+    #[error("{0}")]
+    Busy(String),
 }
 
 impl From<StoreError> for EngineError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::NotFound => EngineError::NotFound("Session"),
+            StoreError::Busy(m) => EngineError::Busy(m),
             other => EngineError::Store(other),
         }
     }
@@ -63,7 +67,7 @@ pub enum Who {
 pub struct Connection {
     pub id: ConnId,
     pub who: Who,
-    pub sink: Recipient<Push>,
+    pub sink: Arc<dyn Sink>,
 }
 
 #[derive(Debug, Clone)]
@@ -72,13 +76,18 @@ pub struct EngineSettings {
     pub reply_timeout: Duration,
     /// Arbiters (threads) the session actors are spread over; 0 = the caller's.
     pub arbiters: usize,
+    /// Messages a session actor's mailbox holds before senders are told to retry.
+    pub session_mailbox: usize,
 }
 
 impl Default for EngineSettings {
     fn default() -> Self {
-        EngineSettings { reply_timeout: Duration::from_secs(60), arbiters: 2 }
+        EngineSettings { reply_timeout: Duration::from_secs(60), arbiters: 2, session_mailbox: 512 }
     }
 }
+
+/// What a full queue answers (the client retries).
+pub const BUSY: &str = parley_store::BUSY;
 
 /// A visitor's message, from the chat call or the live channel.
 #[derive(Debug, Clone, Default)]
@@ -102,9 +111,12 @@ pub struct TurnOutcome {
     pub offer_handoff: bool,
 }
 
+/// What a live connection has joined, so that leaving and disconnecting undo exactly that.
 #[derive(Default)]
 struct ConnState {
-    sessions: HashSet<String>,
+    user_id: Option<String>,
+    /// Sessions followed, with their bot.
+    session_bots: HashMap<String, Arc<str>>,
     bots: HashSet<String>,
 }
 
@@ -112,12 +124,18 @@ struct ConnState {
 pub struct Engine {
     store: Store,
     registry: Registry,
+    directory: Directory,
     conns: Arc<Mutex<HashMap<ConnId, ConnState>>>,
     /// When each bot's "last active" was last written: once a minute is enough for a
     /// dashboard, and a write per message would compete with saving the messages.
     touched: Arc<Mutex<HashMap<String, std::time::Instant>>>,
     _arbiters: Arc<Vec<Arbiter>>,
 }
+
+/// Longest message an agent may send or edit into a conversation, in characters.
+pub const AGENT_TEXT_CHARS: usize = 10_000;
+/// Longest reason given with a transfer.
+const TRANSFER_REASON_CHARS: usize = 500;
 
 /// How stale a bot's "last active" may be.
 const TOUCH_EVERY: Duration = Duration::from_secs(60);
@@ -144,7 +162,8 @@ impl Engine {
         let arbiters: Vec<Arbiter> = (0..settings.arbiters).map(|_| Arbiter::new()).collect();
         let handles = arbiters.iter().map(Arbiter::handle).collect();
         Engine {
-            registry: Registry::new(store.clone(), brain, handles, settings.reply_timeout),
+            registry: Registry::new(store.clone(), brain, handles, settings.reply_timeout, settings.session_mailbox.max(1)),
+            directory: Directory::new(store.clone()),
             store,
             conns: Arc::new(Mutex::new(HashMap::new())),
             touched: Arc::default(),
@@ -183,16 +202,71 @@ impl Engine {
         self.store.bot_for_user(bot_id, user_id).await?.ok_or(EngineError::NotFound("Bot"))
     }
 
-    /// The session, if this connection may act in it: a visitor only in their own session, a
-    /// member in any session of a bot they have a role on.
-    async fn session_for(&self, who: &Who, session_id: &str) -> Result<(parley_store::models::ChatSession, Option<Role>), EngineError> {
-        let session = self.store.session(session_id).await?.ok_or(EngineError::NotFound("Session"))?;
+    /// The member's role on the bot from the live cache, or NotFound when they have none.
+    async fn member_role(&self, user_id: &str, bot_id: &str) -> Result<Role, EngineError> {
+        self.directory.role(user_id, bot_id).await?.ok_or(EngineError::NotFound("Bot"))
+    }
+
+    /// A bot's live settings (cached; see `directory`).
+    pub async fn bot_info(&self, bot_id: &str) -> Result<Arc<BotInfo>, EngineError> {
+        self.directory.bot(bot_id).await?.ok_or(EngineError::NotFound("Bot"))
+    }
+
+    /// The bot, its settings or its widget changed: the live path reloads them.
+    pub fn bot_changed(&self, bot_id: &str) {
+        self.directory.forget_bot(bot_id);
+    }
+
+    /// A member was added to a bot, or a role changed: the live path reloads roles.
+    pub fn access_changed(&self) {
+        self.directory.forget_roles();
+    }
+
+    /// A member lost their place on a bot: their role is forgotten at once, and their live
+    /// connections stop being online agents of the bot and leave its sessions.
+    pub fn member_removed(&self, bot_id: &str, user_id: &str) {
+        self.directory.forget_roles();
+        let leaving: Vec<(ConnId, Vec<String>)> = {
+            let mut conns = self.conns();
+            conns
+                .iter_mut()
+                .filter(|(_, state)| state.user_id.as_deref() == Some(user_id))
+                .map(|(id, state)| {
+                    state.bots.remove(bot_id);
+                    let sessions: Vec<String> = state.session_bots.iter().filter(|(_, b)| b.as_ref() == bot_id).map(|(s, _)| s.clone()).collect();
+                    for s in &sessions {
+                        state.session_bots.remove(s);
+                    }
+                    (*id, sessions)
+                })
+                .collect()
+        };
+        for (conn_id, sessions) in leaving {
+            if let Some(bot) = self.registry.running_bot(bot_id) {
+                bot.do_send(AgentOffline(conn_id));
+            }
+            for session in sessions {
+                if let Some(addr) = self.registry.running_session(&session) {
+                    addr.do_send(Leave(conn_id));
+                }
+            }
+        }
+    }
+
+    /// The session's actor and bot, if this connection may act in it: a visitor only in their
+    /// own session, a member in any session of a bot they have a role on. No database read
+    /// once the session is live and the role known.
+    async fn session_for(&self, who: &Who, session_id: &str) -> Result<(Addr<SessionActor>, Arc<str>, Option<Role>), EngineError> {
         match who {
-            Who::Visitor { session_id: own, .. } if own == session_id => Ok((session, None)),
+            Who::Visitor { session_id: own, .. } if own == session_id => {
+                let (addr, bot_id) = self.registry.session(session_id).await?;
+                Ok((addr, bot_id, None))
+            }
             Who::Visitor { .. } => Err(EngineError::NotFound("Session")),
             Who::Member { user_id, .. } => {
-                let (_, role) = self.role_on(user_id, &session.bot_id).await.map_err(|_| EngineError::NotFound("Session"))?;
-                Ok((session, Some(role)))
+                let (addr, bot_id) = self.registry.session(session_id).await?;
+                let role = self.member_role(user_id, &bot_id).await.map_err(|_| EngineError::NotFound("Session"))?;
+                Ok((addr, bot_id, Some(role)))
             }
         }
     }
@@ -204,28 +278,46 @@ impl Engine {
         }
     }
 
+    /// Hands a message to a session actor without waiting for room: a full mailbox is refused
+    /// with `Busy`, and a retired actor is replaced once.
+    async fn tell_session<M, T>(&self, session_id: &str, make: impl Fn() -> (M, oneshot::Receiver<Result<T, EngineError>>)) -> Result<T, EngineError>
+    where
+        M: Message<Result = ()> + Send + 'static,
+        SessionActor: Handler<M>,
+    {
+        for _ in 0..2 {
+            let (addr, _) = self.registry.session(session_id).await?;
+            let (msg, rx) = make();
+            match addr.try_send(msg) {
+                Ok(()) => return answer(rx).await,
+                Err(SendError::Full(_)) => return Err(EngineError::Busy(BUSY.into())),
+                // The actor retired between lookup and send; the next lookup starts a new one.
+                Err(SendError::Closed(_)) => self.registry.retire_if_dead(session_id),
+            }
+        }
+        Err(EngineError::Gone)
+    }
+
     /// A visitor's message: checks the bot and its limits, starts a session if needed, and
     /// waits for the turn (the bot's reply, or at once if an agent has the conversation).
     pub async fn visitor_message(&self, msg: VisitorMessage) -> Result<TurnOutcome, EngineError> {
-        let bot = self.store.bot_by_id(&msg.bot_id).await?.ok_or(EngineError::NotFound("Bot"))?;
-        if bot.status != "active" {
+        let bot = self.bot_info(&msg.bot_id).await?;
+        if !bot.active {
             return Err(EngineError::Refused("This assistant is offline right now".into()));
         }
         let text = msg.text.trim().to_string();
         if text.is_empty() {
             return Err(EngineError::Invalid("Message cannot be empty".into()));
         }
-        let widget = WidgetConfig::from_json(&bot.widget);
-        let settings = self.store.bot_settings(&bot.id).await?;
-        let limit = usize::try_from(settings.max_chat_text_size.min(i32::try_from(widget.max_message_length).unwrap_or(i32::MAX))).unwrap_or(500);
+        let limit = bot.max_text;
         let length = text.chars().count();
         if length > limit {
             return Err(EngineError::Invalid(format!("Message is too long ({length} characters; the limit is {limit})")));
         }
         let session_id = match &msg.session_id {
             Some(id) => {
-                let session = self.store.session(id).await?.ok_or(EngineError::NotFound("Session"))?;
-                if session.bot_id != bot.id {
+                let (_, bot_id) = self.registry.session(id).await?;
+                if *bot_id != *bot.id {
                     return Err(EngineError::NotFound("Session"));
                 }
                 id.clone()
@@ -251,47 +343,58 @@ impl Engine {
             self.capture_lead(&bot.id, &session_id, lead).await?;
         }
         self.touch_bot(&bot.id).await?;
-        for _ in 0..2 {
-            let addr = self.registry.session(&session_id).await?;
+        let ack_on_save = msg.ack_on_save;
+        self.tell_session(&session_id, || {
             let (tx, rx) = oneshot::channel();
-            if addr.try_send(VisitorSays { text: text.clone(), ack_on_save: msg.ack_on_save, reply: tx }).is_err() {
-                // The actor retired between lookup and send; the next lookup starts a new one.
-                self.registry.retire_if_dead(&session_id);
-                continue;
-            }
-            return answer(rx).await;
-        }
-        Err(EngineError::Gone)
+            (VisitorSays { text: text.clone(), ack_on_save, reply: tx }, rx)
+        })
+        .await
     }
 
     /// Registers a live connection; call `disconnect` when it goes.
     pub fn connect(&self, conn: &Connection) {
-        self.conns().entry(conn.id).or_default();
+        let user_id = match &conn.who {
+            Who::Member { user_id, .. } => Some(user_id.clone()),
+            Who::Visitor { .. } => None,
+        };
+        self.conns().entry(conn.id).or_default().user_id = user_id;
     }
 
     pub fn disconnect(&self, conn_id: ConnId) {
         let Some(state) = self.conns().remove(&conn_id) else { return };
-        for session in state.sessions {
-            if let Some(addr) = self.registry.running_session(&session) {
+        for session in state.session_bots.keys() {
+            if let Some(addr) = self.registry.running_session(session) {
                 addr.do_send(Leave(conn_id));
             }
         }
         for bot in state.bots {
-            self.registry.bot(&bot).do_send(AgentOffline(conn_id));
+            if let Some(addr) = self.registry.running_bot(&bot) {
+                addr.do_send(AgentOffline(conn_id));
+            }
         }
+    }
+
+    /// Runs `join` on the connection's state if the connection is still registered, under the
+    /// same lock `disconnect` takes: a join that finishes after its connection went changes
+    /// nothing (and what it sends is ordered before the disconnect's leave).
+    fn if_connected(&self, conn_id: ConnId, join: impl FnOnce(&mut ConnState)) -> Result<(), EngineError> {
+        let mut conns = self.conns();
+        let state = conns.get_mut(&conn_id).ok_or(EngineError::Gone)?;
+        join(state);
+        Ok(())
     }
 
     /// `join-session`: follow a session live.
     pub async fn join_session(&self, conn: &Connection, session_id: &str) -> Result<(), EngineError> {
-        let (_, _) = self.session_for(&conn.who, session_id).await?;
+        let (addr, bot_id, _) = self.session_for(&conn.who, session_id).await?;
         let user_id = match &conn.who {
             Who::Visitor { .. } => None,
             Who::Member { user_id, .. } => Some(user_id.clone()),
         };
-        let addr = self.registry.session(session_id).await?;
-        addr.do_send(Join { conn: conn.id, member: Member { sink: conn.sink.clone(), user_id } });
-        self.conns().entry(conn.id).or_default().sessions.insert(session_id.to_string());
-        Ok(())
+        self.if_connected(conn.id, |state| {
+            addr.do_send(Join { conn: conn.id, member: Member { sink: conn.sink.clone(), user_id } });
+            state.session_bots.insert(session_id.to_string(), bot_id);
+        })
     }
 
     /// `join-as-agent`: be told of the bot's support requests and session changes. Any member
@@ -300,34 +403,43 @@ impl Engine {
         let Who::Member { user_id, name } = &conn.who else {
             return Err(EngineError::Forbidden("Sign in as a team member to join as an agent".into()));
         };
-        let (_, role) = self.role_on(user_id, bot_id).await?;
+        let role = self.member_role(user_id, bot_id).await?;
         let agent = OnlineAgent { user_id: user_id.clone(), name: name.clone(), status: "online".into(), can_take: role.can_handle_support(), sink: conn.sink.clone() };
-        self.registry.bot(bot_id).do_send(AgentOnline { conn: conn.id, agent });
-        self.conns().entry(conn.id).or_default().bots.insert(bot_id.to_string());
         let queue = bot::support_queue(&self.store, bot_id).await?;
-        conn.sink.do_send(Push(ServerEvent::ActiveSupportSessions { sessions: queue.clone() }));
+        let bot = self.registry.bot(bot_id);
+        self.if_connected(conn.id, |state| {
+            bot.do_send(AgentOnline { conn: conn.id, agent });
+            state.bots.insert(bot_id.to_string());
+        })?;
+        conn.sink.push(&Outgoing::new(ServerEvent::ActiveSupportSessions { sessions: queue.clone() }));
         Ok(queue)
     }
 
     /// `leave-as-agent`: the connection stops working on the bot (the agent moved to another bot
     /// or closed the support screens): it is no longer an online agent there and stops following
-    /// the bot's sessions it had joined. Leaving a bot never joined is not an error.
+    /// the bot's sessions it had joined. Only members of the bot may; leaving a bot they never
+    /// joined is not an error.
     pub async fn leave_as_agent(&self, conn: &Connection, bot_id: &str) -> Result<(), EngineError> {
-        let joined: Vec<String> = {
+        let Who::Member { user_id, .. } = &conn.who else {
+            return Err(EngineError::Forbidden("Sign in as a team member to leave as an agent".into()));
+        };
+        self.member_role(user_id, bot_id).await?;
+        let (was_agent, left): (bool, Vec<String>) = {
             let mut conns = self.conns();
             let Some(state) = conns.get_mut(&conn.id) else { return Ok(()) };
-            state.bots.remove(bot_id);
-            state.sessions.iter().cloned().collect()
+            let was_agent = state.bots.remove(bot_id);
+            let left: Vec<String> = state.session_bots.iter().filter(|(_, b)| b.as_ref() == bot_id).map(|(s, _)| s.clone()).collect();
+            for s in &left {
+                state.session_bots.remove(s);
+            }
+            (was_agent, left)
         };
-        self.registry.bot(bot_id).do_send(AgentOffline(conn.id));
-        for session_id in joined {
-            let Some(session) = self.store.session(&session_id).await? else { continue };
-            if session.bot_id != bot_id {
-                continue;
+        if was_agent {
+            if let Some(bot) = self.registry.running_bot(bot_id) {
+                bot.do_send(AgentOffline(conn.id));
             }
-            if let Some(state) = self.conns().get_mut(&conn.id) {
-                state.sessions.remove(&session_id);
-            }
+        }
+        for session_id in left {
             if let Some(addr) = self.registry.running_session(&session_id) {
                 addr.do_send(Leave(conn.id));
             }
@@ -342,27 +454,37 @@ impl Engine {
         }
         let bots: Vec<String> = self.conns().get(&conn.id).map(|s| s.bots.iter().cloned().collect()).unwrap_or_default();
         for bot in bots {
-            self.registry.bot(&bot).do_send(AgentStatus { conn: conn.id, status: status.to_string() });
+            if let Some(addr) = self.registry.running_bot(&bot) {
+                addr.do_send(AgentStatus { conn: conn.id, status: status.to_string() });
+            }
         }
         Ok(())
     }
 
-    /// `request-human-support`: by the visitor of the session (or a member on their behalf).
+    /// `request-human-support`: by the visitor of the session (or a member with a support
+    /// role on their behalf).
     pub async fn request_support(&self, who: &Who, session_id: &str, message: &str, info: CustomerInfo) -> Result<Value, EngineError> {
-        let (session, _) = self.session_for(who, session_id).await?;
-        let bot = self.store.bot_by_id(&session.bot_id).await?.ok_or(EngineError::NotFound("Bot"))?;
-        let widget = WidgetConfig::from_json(&bot.widget);
-        if !widget.enable_handover {
+        let (_, bot_id, role) = self.session_for(who, session_id).await?;
+        if matches!(who, Who::Member { .. }) {
+            Self::support_role(role)?;
+        }
+        let bot = self.bot_info(&bot_id).await?;
+        if !bot.enable_handover {
             return Err(EngineError::Refused("Human support is not available for this assistant".into()));
+        }
+        let length = message.chars().count();
+        if length > bot.max_text {
+            return Err(EngineError::Invalid(format!("Message is too long ({length} characters; the limit is {})", bot.max_text)));
         }
         if parley_store::leads::has_contact(&info) {
             self.store.request_contact(session_id, &info).await?;
             self.capture_lead(&bot.id, session_id, &info).await?;
         }
-        let addr = self.registry.session(session_id).await?;
-        let (tx, rx) = oneshot::channel();
-        addr.do_send(RequestSupport { message: message.to_string(), info, handover_message: widget.handover_message, reply: tx });
-        answer(rx).await
+        self.tell_session(session_id, || {
+            let (tx, rx) = oneshot::channel();
+            (RequestSupport { message: message.to_string(), info: info.clone(), handover_message: bot.handover_message.clone(), reply: tx }, rx)
+        })
+        .await
     }
 
     /// Saves the visitor's details as the bot's lead for this conversation (scored).
@@ -384,14 +506,18 @@ impl Engine {
         Ok(())
     }
 
-    /// A visitor's details without a message (the chat's lead-capture form).
+    /// A visitor's details without a message (the chat's lead-capture form); a member needs a
+    /// support role to leave them on the visitor's behalf.
     pub async fn leave_details(&self, who: &Who, session_id: &str, info: CustomerInfo) -> Result<(), EngineError> {
-        let (session, _) = self.session_for(who, session_id).await?;
+        let (_, bot_id, role) = self.session_for(who, session_id).await?;
+        if matches!(who, Who::Member { .. }) {
+            Self::support_role(role)?;
+        }
         if !parley_store::leads::has_contact(&info) {
             return Ok(());
         }
         self.store.request_contact(session_id, &info).await?;
-        self.capture_lead(&session.bot_id, session_id, &info).await
+        self.capture_lead(&bot_id, session_id, &info).await
     }
 
     /// `take-session`: exactly one of any number of racing agents wins.
@@ -399,10 +525,10 @@ impl Engine {
         let Who::Member { user_id, name } = who else {
             return Err(EngineError::Forbidden("Sign in as a team member to take sessions".into()));
         };
-        let (session, role) = self.session_for(who, session_id).await?;
+        let (_, bot_id, role) = self.session_for(who, session_id).await?;
         Self::support_role(role)?;
         let (tx, rx) = oneshot::channel();
-        self.registry.bot(&session.bot_id).do_send(Take {
+        self.registry.bot(&bot_id).do_send(Take {
             session_id: session_id.to_string(),
             agent_id: user_id.clone(),
             agent_name: name.clone(),
@@ -416,16 +542,15 @@ impl Engine {
         let Who::Member { user_id, name } = who else {
             return Err(EngineError::Forbidden("Visitors send messages through the chat".into()));
         };
-        let (session, role) = self.session_for(who, session_id).await?;
+        let (_, _, role) = self.session_for(who, session_id).await?;
         Self::support_role(role)?;
         let text = text.trim();
         if text.is_empty() {
             return Err(EngineError::Invalid("Message cannot be empty".into()));
         }
-        if text.chars().count() > 10_000 {
-            return Err(EngineError::Invalid("Message is too long".into()));
+        if text.chars().count() > AGENT_TEXT_CHARS {
+            return Err(EngineError::Invalid(format!("Message is too long (the limit is {AGENT_TEXT_CHARS} characters)")));
         }
-        let _ = session;
         let message = NewMessage {
             role: MessageRole::Agent,
             content: text.to_string(),
@@ -434,22 +559,22 @@ impl Engine {
             is_error: false,
             sources: Vec::new(),
         };
-        let addr = self.registry.session(session_id).await?;
-        let (tx, rx) = oneshot::channel();
-        addr.do_send(AgentSays { message, reply: tx });
-        answer(rx).await
+        self.tell_session(session_id, || {
+            let (tx, rx) = oneshot::channel();
+            (AgentSays { message: message.clone(), reply: tx }, rx)
+        })
+        .await
     }
 
-    /// Typing indicators, both ways.
+    /// Typing indicators, both ways. Dropped, not queued, when the session is busy: a late
+    /// typing indicator is worth nothing.
     pub async fn typing(&self, who: &Who, session_id: &str, is_typing: bool) -> Result<(), EngineError> {
-        let (_, role) = self.session_for(who, session_id).await?;
+        let (addr, _, role) = self.session_for(who, session_id).await?;
         let from_visitor = matches!(who, Who::Visitor { .. });
         if !from_visitor {
             Self::support_role(role)?;
         }
-        if let Some(addr) = self.registry.running_session(session_id) {
-            addr.do_send(Typing { from_visitor, is_typing });
-        }
+        let _ = addr.try_send(Typing { from_visitor, is_typing });
         Ok(())
     }
 
@@ -458,7 +583,7 @@ impl Engine {
         let Who::Member { name, .. } = who else {
             return Err(EngineError::Forbidden("Only agents resolve sessions".into()));
         };
-        let (_, role) = self.session_for(who, session_id).await?;
+        let (_, _, role) = self.session_for(who, session_id).await?;
         Self::support_role(role)?;
         if let Some(r) = rating {
             if !(1..=5).contains(&r) {
@@ -469,10 +594,11 @@ impl Engine {
         if feedback.as_ref().is_some_and(|f| f.chars().count() > 2000) {
             return Err(EngineError::Invalid("Feedback must be at most 2000 characters".into()));
         }
-        let addr = self.registry.session(session_id).await?;
-        let (tx, rx) = oneshot::channel();
-        addr.do_send(Resolve { resolved_by: name.clone(), rating, feedback, reply: tx });
-        answer(rx).await
+        self.tell_session(session_id, || {
+            let (tx, rx) = oneshot::channel();
+            (Resolve { resolved_by: name.clone(), rating, feedback: feedback.clone(), reply: tx }, rx)
+        })
+        .await
     }
 
     /// `transfer-session`: the agent who has it hands it to another online agent of the bot.
@@ -480,9 +606,15 @@ impl Engine {
         let Who::Member { user_id, name } = who else {
             return Err(EngineError::Forbidden("Only agents transfer sessions".into()));
         };
-        let (session, role) = self.session_for(who, session_id).await?;
+        let (addr, bot_id, role) = self.session_for(who, session_id).await?;
         Self::support_role(role)?;
-        let agents = self.registry.bot(&session.bot_id).send(ListAgents).await.map_err(|_| EngineError::Gone)?;
+        if reason.chars().count() > TRANSFER_REASON_CHARS {
+            return Err(EngineError::Invalid(format!("Reason must be at most {TRANSFER_REASON_CHARS} characters")));
+        }
+        let agents = match self.registry.running_bot(&bot_id) {
+            Some(bot) => bot.send(ListAgents).await.map_err(|_| EngineError::Gone)?,
+            None => Vec::new(),
+        };
         let Some((_, target_name, _)) = agents.into_iter().find(|(id, _, _)| id == target_agent_id) else {
             return Err(EngineError::Refused("That agent is not online for this assistant".into()));
         };
@@ -491,7 +623,7 @@ impl Engine {
         }
         let updated = self.store.session(session_id).await?.ok_or(EngineError::NotFound("Session"))?;
         let view = session_view(&updated);
-        let bot = self.registry.bot(&session.bot_id);
+        let bot = self.registry.bot(&bot_id);
         bot.do_send(bot::ToAgents(ServerEvent::SessionTaken { session_id: session_id.to_string(), agent_id: target_agent_id.to_string(), agent_name: target_name.clone() }));
         bot.do_send(bot::ToAgents(ServerEvent::SessionAssigned { session_id: session_id.to_string(), session: view.clone() }));
         let note = if reason.trim().is_empty() {
@@ -499,14 +631,13 @@ impl Engine {
         } else {
             format!("{name} transferred the conversation to {target_name}: {}", reason.trim())
         };
-        let addr = self.registry.session(session_id).await?;
         addr.do_send(super::session::AgentAssigned { agent_id: target_agent_id.to_string(), agent_name: target_name, note });
         Ok(view)
     }
 
     /// Sessions of a bot for a member with a role on it.
     pub async fn sessions(&self, user_id: &str, bot_id: &str, filter: SessionFilter, title_search: Option<&str>, offset: i64, limit: i64) -> Result<(Vec<Value>, i64), EngineError> {
-        self.role_on(user_id, bot_id).await?;
+        self.member_role(user_id, bot_id).await?;
         let agent = (filter == SessionFilter::AssignedTo).then_some(user_id);
         let (sessions, total) = self.store.sessions_of_bot(bot_id, filter, agent, title_search, offset, limit).await?;
         Ok((sessions.iter().map(session_view).collect(), total))
@@ -516,7 +647,7 @@ impl Engine {
     /// bot's agents hear it.
     pub async fn set_status(&self, user_id: &str, session_id: &str, status: Option<&str>, priority: Option<&str>) -> Result<Value, EngineError> {
         let who = Who::Member { user_id: user_id.to_string(), name: String::new() };
-        let (session, role) = self.session_for(&who, session_id).await?;
+        let (addr, bot_id, role) = self.session_for(&who, session_id).await?;
         Self::support_role(role)?;
         if let Some(s) = status {
             if !matches!(s, "active" | "pending" | "resolved") {
@@ -530,30 +661,30 @@ impl Engine {
         }
         let updated = self.store.set_session_status(session_id, status, priority).await?;
         let view = session_view(&updated);
-        if let Some(addr) = self.registry.running_session(session_id) {
-            addr.do_send(Reload(updated));
+        addr.do_send(Reload(updated));
+        if let Some(bot) = self.registry.running_bot(&bot_id) {
+            bot.do_send(bot::ToAgents(ServerEvent::SessionUpdated { session_id: session_id.to_string(), session: view.clone() }));
         }
-        self.registry.bot(&session.bot_id).do_send(bot::ToAgents(ServerEvent::SessionUpdated { session_id: session_id.to_string(), session: view.clone() }));
         Ok(view)
     }
 
     pub async fn delete_session(&self, user_id: &str, session_id: &str) -> Result<(), EngineError> {
         let who = Who::Member { user_id: user_id.to_string(), name: String::new() };
-        let (session, role) = self.session_for(&who, session_id).await?;
+        let (addr, bot_id, role) = self.session_for(&who, session_id).await?;
         Self::support_role(role)?;
         self.store.delete_session(session_id).await?;
         let event = ServerEvent::SessionDeleted { session_id: session_id.to_string() };
-        if let Some(addr) = self.registry.running_session(session_id) {
-            addr.do_send(Tell(event.clone()));
+        addr.do_send(Tell(event.clone()));
+        if let Some(bot) = self.registry.running_bot(&bot_id) {
+            bot.do_send(bot::ToAgents(event));
         }
-        self.registry.bot(&session.bot_id).do_send(bot::ToAgents(event));
         Ok(())
     }
 
     /// Inline edit of a bot message (editors and support roles); empty text is refused.
     pub async fn edit_message(&self, user_id: &str, session_id: &str, message_id: &str, content: &str) -> Result<Value, EngineError> {
         let who = Who::Member { user_id: user_id.to_string(), name: String::new() };
-        let (_, role) = self.session_for(&who, session_id).await?;
+        let (addr, _, role) = self.session_for(&who, session_id).await?;
         if !role.is_some_and(|r| r.can_edit_bot() || r.can_handle_support()) {
             return Err(EngineError::Forbidden("Your role does not allow editing messages".into()));
         }
@@ -561,21 +692,23 @@ impl Engine {
         if content.is_empty() {
             return Err(EngineError::Invalid("Message cannot be empty".into()));
         }
+        if content.chars().count() > AGENT_TEXT_CHARS {
+            return Err(EngineError::Invalid(format!("Message is too long (the limit is {AGENT_TEXT_CHARS} characters)")));
+        }
         let message = self.store.message(message_id).await?.filter(|m| m.session_id == session_id).ok_or(EngineError::NotFound("Message"))?;
         if message.role != "bot" {
             return Err(EngineError::Refused("Only bot messages can be edited".into()));
         }
         let edited = self.store.edit_message(message_id, content).await?;
         let view = super::events::message_view(&edited);
-        if let Some(addr) = self.registry.running_session(session_id) {
-            addr.do_send(Tell(ServerEvent::MessageUpdated { session_id: session_id.to_string(), message: view.clone() }));
-        }
+        addr.do_send(Tell(ServerEvent::MessageUpdated { session_id: session_id.to_string(), message: view.clone() }));
         Ok(view)
     }
 
     /// A session with its messages, for a member or the session's own visitor.
     pub async fn session_with_messages(&self, who: &Who, session_id: &str, limit: i64) -> Result<Value, EngineError> {
-        let (session, _) = self.session_for(who, session_id).await?;
+        self.session_for(who, session_id).await?;
+        let session = self.store.session(session_id).await?.ok_or(EngineError::NotFound("Session"))?;
         let messages = self.store.messages(session_id, 0, limit).await?;
         let mut view = session_view(&session);
         if let Value::Object(map) = &mut view {
@@ -586,7 +719,9 @@ impl Engine {
 
     /// Tells every member watching the bot (`join-as-agent`) something about it.
     pub fn tell_bot(&self, bot_id: &str, event: ServerEvent) {
-        self.registry.bot(bot_id).do_send(bot::ToAgents(event));
+        if let Some(bot) = self.registry.running_bot(bot_id) {
+            bot.do_send(bot::ToAgents(event));
+        }
     }
 
     pub fn live_sessions(&self) -> usize {

@@ -1,15 +1,42 @@
 //! What the engine tells live clients. One enum, one place for every event name of spec 2 §7;
-//! the transport turns a `Push` into a Socket.IO emit of `event_name()` with `payload()`.
+//! the transport turns an `Outgoing` into a Socket.IO emit of `event_name()` with `payload()`.
+
+use std::sync::{Arc, OnceLock};
 
 use parley_store::chat::CustomerInfo;
 use parley_store::models::{ChatMessage, ChatSession};
 use parley_store::time::to_rfc3339;
 use serde_json::{json, Value};
 
-/// One event for one live connection.
-#[derive(Debug, Clone, actix::Message)]
-#[rtype(result = "()")]
-pub struct Push(pub ServerEvent);
+/// Where the engine's events for one live connection go. Called from the actors' threads in
+/// the order the events happen; it must not block (a connection that cannot keep up is the
+/// transport's to close).
+pub trait Sink: Send + Sync {
+    fn push(&self, event: &Arc<Outgoing>);
+}
+
+/// An event on its way to one or more connections, its payload serialized once for all of
+/// them (the first connection to need it does the work).
+#[derive(Debug)]
+pub struct Outgoing {
+    pub event: ServerEvent,
+    payload_json: OnceLock<String>,
+}
+
+impl Outgoing {
+    pub fn new(event: ServerEvent) -> Arc<Outgoing> {
+        Arc::new(Outgoing { event, payload_json: OnceLock::new() })
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.event.event_name()
+    }
+
+    /// The payload as JSON text.
+    pub fn payload_json(&self) -> &str {
+        self.payload_json.get_or_init(|| self.event.payload().to_string())
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ServerEvent {

@@ -4,14 +4,16 @@
 
 pub mod bot;
 pub mod brain;
+pub mod directory;
 pub mod engine;
 pub mod events;
 pub mod registry;
 pub mod session;
 
 pub use brain::{BotReply, Brain, BrainError, ReplyRequest};
-pub use engine::{ConnId, Connection, Engine, EngineError, EngineSettings, TurnOutcome, VisitorMessage, Who};
-pub use events::{Push, ServerEvent};
+pub use directory::BotInfo;
+pub use engine::{ConnId, Connection, Engine, EngineError, EngineSettings, TurnOutcome, VisitorMessage, Who, AGENT_TEXT_CHARS, BUSY};
+pub use events::{Outgoing, ServerEvent, Sink};
 
 /// The bubble a visitor sees when a reply could not be made (spec 2 §8).
 pub const ERROR_REPLY: &str = "Sorry, I encountered an error processing your request.";

@@ -15,8 +15,15 @@ use super::brain::Brain;
 use super::engine::EngineError;
 use super::session::SessionActor;
 
+/// A running session actor: its instance number, address and bot.
+struct Running {
+    instance: u64,
+    addr: Addr<SessionActor>,
+    bot_id: Arc<str>,
+}
+
 struct Inner {
-    sessions: HashMap<String, (u64, Addr<SessionActor>)>,
+    sessions: HashMap<String, Running>,
     bots: HashMap<String, (u64, Addr<BotActor>)>,
 }
 
@@ -29,10 +36,11 @@ pub struct Registry {
     next_arbiter: Arc<AtomicUsize>,
     next_instance: Arc<AtomicU64>,
     reply_timeout: Duration,
+    mailbox: usize,
 }
 
 impl Registry {
-    pub fn new(store: Store, brain: Arc<dyn Brain>, arbiters: Vec<ArbiterHandle>, reply_timeout: Duration) -> Registry {
+    pub fn new(store: Store, brain: Arc<dyn Brain>, arbiters: Vec<ArbiterHandle>, reply_timeout: Duration, mailbox: usize) -> Registry {
         Registry {
             inner: Arc::new(Mutex::new(Inner { sessions: HashMap::new(), bots: HashMap::new() })),
             store,
@@ -41,6 +49,7 @@ impl Registry {
             next_arbiter: Arc::new(AtomicUsize::new(0)),
             next_instance: Arc::new(AtomicU64::new(1)),
             reply_timeout,
+            mailbox,
         }
     }
 
@@ -58,34 +67,35 @@ impl Registry {
         self.arbiters.get(i).cloned()
     }
 
-    /// The live actor of a session, started from the store if it is not running.
-    pub async fn session(&self, id: &str) -> Result<Addr<SessionActor>, EngineError> {
-        if let Some((_, addr)) = self.lock().sessions.get(id) {
-            if addr.connected() {
-                return Ok(addr.clone());
-            }
+    /// The live actor of a session and its bot, started from the store if it is not running
+    /// (the only read: a live session answers from memory).
+    pub async fn session(&self, id: &str) -> Result<(Addr<SessionActor>, Arc<str>), EngineError> {
+        if let Some(running) = self.lock().sessions.get(id).filter(|r| r.addr.connected()) {
+            return Ok((running.addr.clone(), running.bot_id.clone()));
         }
         let row = self.store.session(id).await?.ok_or(EngineError::NotFound("Session"))?;
         let mut inner = self.lock();
-        if let Some((_, addr)) = inner.sessions.get(id) {
-            if addr.connected() {
-                return Ok(addr.clone());
-            }
+        if let Some(running) = inner.sessions.get(id).filter(|r| r.addr.connected()) {
+            return Ok((running.addr.clone(), running.bot_id.clone()));
         }
         let instance = self.next_instance.fetch_add(1, Ordering::Relaxed);
-        let (store, brain, registry, timeout) = (self.store.clone(), self.brain.clone(), self.clone(), self.reply_timeout);
-        let make = move |_: &mut Context<SessionActor>| SessionActor::new(&row, instance, store, brain, registry, timeout);
+        let bot_id: Arc<str> = Arc::from(row.bot_id.as_str());
+        let (store, brain, registry, timeout, mailbox) = (self.store.clone(), self.brain.clone(), self.clone(), self.reply_timeout, self.mailbox);
+        let make = move |ctx: &mut Context<SessionActor>| {
+            ctx.set_mailbox_capacity(mailbox);
+            SessionActor::new(&row, instance, store, brain, registry, timeout)
+        };
         let addr = match self.arbiter() {
             Some(arbiter) => SessionActor::start_in_arbiter(&arbiter, make),
             None => SessionActor::create(make),
         };
-        inner.sessions.insert(id.to_string(), (instance, addr.clone()));
-        Ok(addr)
+        inner.sessions.insert(id.to_string(), Running { instance, addr: addr.clone(), bot_id: bot_id.clone() });
+        Ok((addr, bot_id))
     }
 
     /// The session's actor if it is running (no store round trip).
     pub fn running_session(&self, id: &str) -> Option<Addr<SessionActor>> {
-        self.lock().sessions.get(id).map(|(_, a)| a.clone())
+        self.lock().sessions.get(id).map(|r| r.addr.clone())
     }
 
     /// The bot's actor if it is running: a bot with agents online has one.
@@ -115,7 +125,7 @@ impl Registry {
     pub fn retire_session(&self, id: &str, instance: u64) -> bool {
         let mut inner = self.lock();
         match inner.sessions.get(id) {
-            Some((i, _)) if *i == instance => {
+            Some(running) if running.instance == instance => {
                 inner.sessions.remove(id);
                 true
             }
@@ -137,7 +147,7 @@ impl Registry {
     /// Forgets a session actor whose mailbox is closed.
     pub fn retire_if_dead(&self, id: &str) {
         let mut inner = self.lock();
-        if inner.sessions.get(id).is_some_and(|(_, a)| !a.connected()) {
+        if inner.sessions.get(id).is_some_and(|r| !r.addr.connected()) {
             inner.sessions.remove(id);
         }
     }

@@ -1,11 +1,16 @@
 //! `SessionActor`: one per live chat session. It owns the session's mode
 //! (`Bot → WaitingForAgent → WithAgent → Resolved`, and back to the bot for the visitor), its
 //! live members, and the queue of AI turns, so one session never runs two turns at once.
-//! Every message is saved before it is shown to anyone; saves run in `ctx.wait`, so the
-//! session's order is the order of its mailbox. The AI call runs in `ctx.spawn`, so typing,
-//! joins and agent messages are handled while it thinks.
+//! Every message is saved before it is shown to anyone. Saves are pipelined: a message is
+//! handed to the store's writer at once (so the writer's order is the order of this mailbox)
+//! and shown when its commit is confirmed, strictly in that order, while the actor goes on
+//! handling its mailbox. Changes to the session row (reopen, support request, resolve) run in
+//! `ctx.wait`, so nothing overtakes them. The AI call runs in `ctx.spawn`, so typing, joins and
+//! agent messages are handled while it thinks.
 
 use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -17,7 +22,7 @@ use tokio::sync::oneshot;
 
 use super::brain::{Brain, ReplyRequest};
 use super::engine::{ConnId, EngineError, TurnOutcome};
-use super::events::{message_view, session_view, Push, ServerEvent};
+use super::events::{message_view, session_view, Outgoing, ServerEvent, Sink};
 use super::registry::Registry;
 use super::ERROR_REPLY;
 
@@ -45,7 +50,7 @@ impl Mode {
 
 #[derive(Clone)]
 pub struct Member {
-    pub sink: Recipient<Push>,
+    pub sink: Arc<dyn Sink>,
     /// `None` for the visitor; the user id for an agent or team member.
     pub user_id: Option<String>,
 }
@@ -55,6 +60,15 @@ struct PendingTurn {
     user_message: ChatMessage,
     /// Who waits for the reply; `None` when the sender was answered once the message was saved.
     reply: Option<oneshot::Sender<Result<TurnOutcome, EngineError>>>,
+}
+
+/// What to do once a message is saved (or could not be).
+type AfterSave = Box<dyn FnOnce(&mut SessionActor, &mut Context<SessionActor>, Result<ChatMessage, EngineError>)>;
+
+/// A message handed to the writer, waiting for its commit.
+struct Saving {
+    saved: Pin<Box<dyn Future<Output = parley_store::StoreResult<ChatMessage>>>>,
+    then: AfterSave,
 }
 
 fn answer_turn(reply: Option<oneshot::Sender<Result<TurnOutcome, EngineError>>>, outcome: Result<TurnOutcome, EngineError>) {
@@ -74,6 +88,9 @@ pub struct SessionActor {
     members: HashMap<ConnId, Member>,
     turns: VecDeque<PendingTurn>,
     busy: bool,
+    /// Messages being committed, oldest first, and whether a task is waiting on the oldest.
+    saving: VecDeque<Saving>,
+    draining: bool,
     last_activity: Instant,
     reply_timeout: Duration,
     history_limit: i64,
@@ -95,21 +112,51 @@ impl SessionActor {
             members: HashMap::new(),
             turns: VecDeque::new(),
             busy: false,
+            saving: VecDeque::new(),
+            draining: false,
             last_activity: Instant::now(),
             reply_timeout,
             history_limit: 100,
         }
     }
 
+    /// Hands `message` to the writer now and runs `then` once it is committed, after the
+    /// messages handed over before it.
+    fn save(&mut self, ctx: &mut Context<Self>, message: NewMessage, then: impl FnOnce(&mut Self, &mut Context<Self>, Result<ChatMessage, EngineError>) + 'static) {
+        match self.store.queue_message(&self.id, message) {
+            Err(refused) => then(self, ctx, Err(refused.into())),
+            Ok(saved) => {
+                self.saving.push_back(Saving { saved: Box::pin(saved), then: Box::new(then) });
+                if !self.draining {
+                    self.drain(ctx);
+                }
+            }
+        }
+    }
+
+    fn drain(&mut self, ctx: &mut Context<Self>) {
+        let Some(Saving { saved, then }) = self.saving.pop_front() else {
+            self.draining = false;
+            return;
+        };
+        self.draining = true;
+        ctx.spawn(saved.into_actor(self).map(move |saved, act, ctx| {
+            then(act, ctx, saved.map_err(EngineError::from));
+            act.drain(ctx);
+        }));
+    }
+
     fn broadcast(&self, event: ServerEvent) {
+        let out = Outgoing::new(event);
         for member in self.members.values() {
-            member.sink.do_send(Push(event.clone()));
+            member.sink.push(&out);
         }
     }
 
     fn to_visitors(&self, event: ServerEvent) {
+        let out = Outgoing::new(event);
         for member in self.members.values().filter(|m| m.user_id.is_none()) {
-            member.sink.do_send(Push(event.clone()));
+            member.sink.push(&out);
         }
     }
 
@@ -162,43 +209,62 @@ impl SessionActor {
                     (NewMessage { is_error: true, ..NewMessage::simple(Role::Bot, ERROR_REPLY) }, false)
                 }
             };
-            let store = act.store.clone();
-            let id = act.id.clone();
-            ctx.wait(async move { store.append_message(&id, message).await }.into_actor(act).map(move |saved, act, ctx| {
-                let outcome = match saved {
-                    Ok(saved) => {
-                        let view = message_view(&saved);
-                        act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: view.clone() });
-                        Ok(TurnOutcome { session_id: act.id.clone(), user_message: message_view(&turn.user_message), reply: Some(view), agent_connected: false, offer_handoff })
-                    }
-                    Err(e) => Err(EngineError::from(e)),
-                };
+            act.save(ctx, message, move |act, ctx, saved| {
+                let outcome = saved.map(|saved| {
+                    let view = message_view(&saved);
+                    act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: view.clone() });
+                    TurnOutcome { session_id: act.id.clone(), user_message: message_view(&turn.user_message), reply: Some(view), agent_connected: false, offer_handoff }
+                });
                 answer_turn(turn.reply, outcome);
                 act.busy = false;
                 act.last_activity = Instant::now();
                 act.run_next_turn(ctx);
-            }));
+            });
         }));
     }
 
-    /// Saves `message`, then shows it to the session and, for customer messages, to the bot's
-    /// agents. Replies with the saved message.
-    fn save_and_show(
-        &mut self,
-        ctx: &mut Context<Self>,
-        message: NewMessage,
-        reply: oneshot::Sender<Result<serde_json::Value, EngineError>>,
-    ) {
-        let store = self.store.clone();
-        let id = self.id.clone();
-        ctx.wait(async move { store.append_message(&id, message).await }.into_actor(self).map(move |saved, act, _| {
+    /// Saves `message`, then shows it to the session. Replies with the saved message.
+    fn save_and_show(&mut self, ctx: &mut Context<Self>, message: NewMessage, reply: oneshot::Sender<Result<serde_json::Value, EngineError>>) {
+        self.save(ctx, message, move |act, _, saved| {
             let result = saved.map(|m| {
                 let view = message_view(&m);
                 act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: view.clone() });
                 view
             });
-            let _ = reply.send(result.map_err(EngineError::from));
-        }));
+            let _ = reply.send(result);
+        });
+    }
+
+    /// The visitor's message, once the session is open: saved, shown, then answered by the
+    /// agent who has the conversation or queued for the bot.
+    fn visitor_says(&mut self, ctx: &mut Context<Self>, msg: VisitorSays) {
+        let text = msg.text.clone();
+        self.save(ctx, NewMessage::simple(Role::User, text), move |act, ctx, saved| {
+            let saved = match saved {
+                Ok(saved) => saved,
+                Err(e) => {
+                    let _ = msg.reply.send(Err(e));
+                    return;
+                }
+            };
+            let view = message_view(&saved);
+            act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: view.clone() });
+            if act.mode != Mode::Bot {
+                act.to_bot_agents(ServerEvent::CustomerMessage { session_id: act.id.clone(), message: view.clone() });
+            }
+            if let Mode::WithAgent { .. } = act.mode {
+                let _ = msg.reply.send(Ok(TurnOutcome { session_id: act.id.clone(), user_message: view, reply: None, agent_connected: true, offer_handoff: false }));
+                return;
+            }
+            let reply = if msg.ack_on_save {
+                let _ = msg.reply.send(Ok(TurnOutcome { session_id: act.id.clone(), user_message: view, reply: None, agent_connected: false, offer_handoff: false }));
+                None
+            } else {
+                Some(msg.reply)
+            };
+            act.turns.push_back(PendingTurn { question: msg.text, user_message: saved, reply });
+            act.run_next_turn(ctx);
+        });
     }
 }
 
@@ -207,7 +273,7 @@ impl Actor for SessionActor {
 
     fn started(&mut self, ctx: &mut Self::Context) {
         ctx.run_interval(IDLE_CHECK, |act, ctx| {
-            let idle = act.members.is_empty() && !act.busy && act.turns.is_empty() && act.last_activity.elapsed() > IDLE_AFTER;
+            let idle = act.members.is_empty() && !act.busy && act.turns.is_empty() && !act.draining && act.last_activity.elapsed() > IDLE_AFTER;
             if idle && act.registry.retire_session(&act.id, act.instance) {
                 ctx.stop();
             }
@@ -235,44 +301,20 @@ impl Handler<VisitorSays> for SessionActor {
 
     fn handle(&mut self, msg: VisitorSays, ctx: &mut Self::Context) {
         self.last_activity = Instant::now();
+        if self.mode != Mode::Resolved {
+            return self.visitor_says(ctx, msg);
+        }
+        // A resolved conversation reopens with the bot before the message is saved.
         let store = self.store.clone();
         let id = self.id.clone();
-        let reopen = self.mode == Mode::Resolved;
-        let text = msg.text.clone();
-        let save = async move {
-            if reopen {
-                store.reopen_session(&id).await?;
+        ctx.wait(async move { store.reopen_session(&id).await }.into_actor(self).map(move |reopened, act, ctx| match reopened {
+            Err(e) => {
+                let _ = msg.reply.send(Err(e.into()));
             }
-            store.append_message(&id, NewMessage::simple(Role::User, text)).await
-        };
-        ctx.wait(save.into_actor(self).map(move |saved, act, ctx| {
-            let saved = match saved {
-                Ok(saved) => saved,
-                Err(e) => {
-                    let _ = msg.reply.send(Err(e.into()));
-                    return;
-                }
-            };
-            if reopen {
+            Ok(_) => {
                 act.mode = Mode::Bot;
+                act.visitor_says(ctx, msg);
             }
-            let view = message_view(&saved);
-            act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: view.clone() });
-            if act.mode != Mode::Bot {
-                act.to_bot_agents(ServerEvent::CustomerMessage { session_id: act.id.clone(), message: view.clone() });
-            }
-            if let Mode::WithAgent { .. } = act.mode {
-                let _ = msg.reply.send(Ok(TurnOutcome { session_id: act.id.clone(), user_message: view, reply: None, agent_connected: true, offer_handoff: false }));
-                return;
-            }
-            let reply = if msg.ack_on_save {
-                let _ = msg.reply.send(Ok(TurnOutcome { session_id: act.id.clone(), user_message: view, reply: None, agent_connected: false, offer_handoff: false }));
-                None
-            } else {
-                Some(msg.reply)
-            };
-            act.turns.push_back(PendingTurn { question: msg.text, user_message: saved, reply });
-            act.run_next_turn(ctx);
         }));
     }
 }
@@ -305,7 +347,7 @@ impl Handler<Join> for SessionActor {
     type Result = ();
 
     fn handle(&mut self, msg: Join, _: &mut Self::Context) {
-        msg.member.sink.do_send(Push(ServerEvent::SessionJoined { session_id: self.id.clone() }));
+        msg.member.sink.push(&Outgoing::new(ServerEvent::SessionJoined { session_id: self.id.clone() }));
         self.members.insert(msg.conn, msg.member);
         self.last_activity = Instant::now();
     }
@@ -346,29 +388,33 @@ impl Handler<RequestSupport> for SessionActor {
         let store = self.store.clone();
         let id = self.id.clone();
         let info = msg.info.clone();
-        let note = msg.handover_message.clone();
-        let save = async move {
-            let session = store.request_support(&id, &info).await?;
-            let note = store.append_message(&id, NewMessage::simple(Role::System, note)).await?;
-            Ok::<_, parley_store::StoreError>((session, note))
-        };
-        ctx.wait(save.into_actor(self).map(move |saved, act, _| match saved {
+        ctx.wait(async move { store.request_support(&id, &info).await }.into_actor(self).map(move |saved, act, ctx| match saved {
             Err(e) => {
                 let _ = msg.reply.send(Err(e.into()));
             }
-            Ok((session, note)) => {
+            Ok(session) => {
                 act.mode = Mode::WaitingForAgent;
-                let view = session_view(&session);
-                act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: message_view(&note) });
-                act.to_visitors(ServerEvent::SupportRequested { message: msg.handover_message });
-                let customer_message = if msg.message.trim().is_empty() { "Requested human support".to_string() } else { msg.message };
-                act.to_bot_agents(ServerEvent::SupportRequest {
-                    session: view.clone(),
-                    customer_message,
-                    customer_info: msg.info,
-                    timestamp: parley_store::time::to_rfc3339(&parley_store::time::now()),
+                let note = NewMessage::simple(Role::System, msg.handover_message.clone());
+                act.save(ctx, note, move |act, _, note| {
+                    let note = match note {
+                        Ok(note) => note,
+                        Err(e) => {
+                            let _ = msg.reply.send(Err(e));
+                            return;
+                        }
+                    };
+                    let view = session_view(&session);
+                    act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: message_view(&note) });
+                    act.to_visitors(ServerEvent::SupportRequested { message: msg.handover_message });
+                    let customer_message = if msg.message.trim().is_empty() { "Requested human support".to_string() } else { msg.message };
+                    act.to_bot_agents(ServerEvent::SupportRequest {
+                        session: view.clone(),
+                        customer_message,
+                        customer_info: msg.info,
+                        timestamp: parley_store::time::to_rfc3339(&parley_store::time::now()),
+                    });
+                    let _ = msg.reply.send(Ok(view));
                 });
-                let _ = msg.reply.send(Ok(view));
             }
         }));
     }
@@ -389,17 +435,13 @@ impl Handler<AgentAssigned> for SessionActor {
     fn handle(&mut self, msg: AgentAssigned, ctx: &mut Self::Context) {
         self.mode = Mode::WithAgent { agent_id: msg.agent_id.clone(), agent_name: msg.agent_name.clone() };
         self.last_activity = Instant::now();
-        let store = self.store.clone();
-        let id = self.id.clone();
-        let note = msg.note.clone();
-        ctx.wait(async move { store.append_message(&id, NewMessage::simple(Role::System, note)).await }.into_actor(self).map(
-            move |saved, act, _| {
-                if let Ok(saved) = saved {
-                    act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: message_view(&saved) });
-                }
-                act.to_visitors(ServerEvent::AgentJoined { agent_name: msg.agent_name, agent_id: msg.agent_id, message: msg.note });
-            },
-        ));
+        let note = NewMessage::simple(Role::System, msg.note.clone());
+        self.save(ctx, note, move |act, _, saved| {
+            if let Ok(saved) = saved {
+                act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: message_view(&saved) });
+            }
+            act.to_visitors(ServerEvent::AgentJoined { agent_name: msg.agent_name, agent_id: msg.agent_id, message: msg.note });
+        });
     }
 }
 
@@ -433,8 +475,9 @@ impl Handler<Typing> for SessionActor {
     fn handle(&mut self, msg: Typing, _: &mut Self::Context) {
         if msg.from_visitor {
             let event = ServerEvent::CustomerTyping { session_id: self.id.clone(), is_typing: msg.is_typing };
+            let out = Outgoing::new(event.clone());
             for member in self.members.values().filter(|m| m.user_id.is_some()) {
-                member.sink.do_send(Push(event.clone()));
+                member.sink.push(&out);
             }
             self.to_bot_agents(event);
         } else {
@@ -464,26 +507,27 @@ impl Handler<Resolve> for SessionActor {
         let by = msg.resolved_by.clone();
         let rating = msg.rating;
         let feedback = msg.feedback.clone();
-        let save = async move {
-            let session = store.resolve_session(&id, &by, rating, feedback.as_deref()).await?;
-            let note = store.append_message(&id, NewMessage::simple(Role::System, format!("Session resolved by {by}"))).await?;
-            Ok::<_, parley_store::StoreError>((session, note))
-        };
-        ctx.wait(save.into_actor(self).map(move |saved, act, _| match saved {
+        let save = async move { store.resolve_session(&id, &by, rating, feedback.as_deref()).await };
+        ctx.wait(save.into_actor(self).map(move |saved, act, ctx| match saved {
             Err(e) => {
                 let _ = msg.reply.send(Err(e.into()));
             }
-            Ok((session, note)) => {
+            Ok(session) => {
                 act.mode = Mode::Resolved;
-                act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: message_view(&note) });
-                let event = ServerEvent::SessionResolved {
-                    session_id: act.id.clone(),
-                    resolved_by: msg.resolved_by,
-                    timestamp: session.resolved_at.as_ref().map(parley_store::time::to_rfc3339).unwrap_or_default(),
-                };
-                act.broadcast(event.clone());
-                act.to_bot_agents(event);
-                let _ = msg.reply.send(Ok(session_view(&session)));
+                let note = NewMessage::simple(Role::System, format!("Session resolved by {}", msg.resolved_by));
+                act.save(ctx, note, move |act, _, note| {
+                    if let Ok(note) = &note {
+                        act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: message_view(note) });
+                    }
+                    let event = ServerEvent::SessionResolved {
+                        session_id: act.id.clone(),
+                        resolved_by: msg.resolved_by,
+                        timestamp: session.resolved_at.as_ref().map(parley_store::time::to_rfc3339).unwrap_or_default(),
+                    };
+                    act.broadcast(event.clone());
+                    act.to_bot_agents(event);
+                    let _ = msg.reply.send(Ok(session_view(&session)));
+                });
             }
         }));
     }

@@ -6,8 +6,9 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::socketio::{Extensions, Payload};
+use super::engineio::Message;
 use super::lock;
+use super::socketio::Extensions;
 
 /// Recovery settings for a namespace.
 #[derive(Debug, Clone, Copy)]
@@ -16,6 +17,8 @@ pub struct RecoveryConfig {
     pub max_disconnection: Duration,
     /// At most this many events are kept per namespace.
     pub max_packets: usize,
+    /// At most this many bytes of events are kept per namespace (oldest go first).
+    pub max_bytes: usize,
 }
 
 impl Default for RecoveryConfig {
@@ -23,17 +26,21 @@ impl Default for RecoveryConfig {
         RecoveryConfig {
             max_disconnection: Duration::from_secs(120),
             max_packets: 10_000,
+            max_bytes: 32 * 1024 * 1024,
         }
     }
 }
 
+/// An event's frames as they were sent (the packet already carries its offset).
+pub(crate) type Frames = Vec<Message>;
+
 struct Stored {
-    offset: String,
+    offset: u64,
     at: Instant,
     rooms: Vec<String>,
     except: Vec<String>,
-    /// `[event, ...args, offset]` with attachments.
-    data: Payload,
+    frames: Frames,
+    bytes: usize,
 }
 
 /// A session kept after a recoverable disconnect.
@@ -48,6 +55,7 @@ pub(crate) struct SavedSession {
 
 struct Inner {
     counter: u64,
+    bytes: usize,
     packets: VecDeque<Stored>,
     sessions: HashMap<String, SavedSession>,
 }
@@ -58,6 +66,17 @@ pub(crate) struct RecoveryStore {
     inner: Mutex<Inner>,
 }
 
+fn size_of(frames: &Frames) -> usize {
+    frames
+        .iter()
+        .map(|m| match m {
+            Message::Text(t) => t.len(),
+            Message::Binary(b) => b.len(),
+        })
+        .sum::<usize>()
+        + 64
+}
+
 impl RecoveryStore {
     pub fn new(cfg: RecoveryConfig) -> Self {
         let prefix: u32 = rand::random();
@@ -66,6 +85,7 @@ impl RecoveryStore {
             prefix: format!("{prefix:08x}"),
             inner: Mutex::new(Inner {
                 counter: 0,
+                bytes: 0,
                 packets: VecDeque::new(),
                 sessions: HashMap::new(),
             }),
@@ -75,31 +95,38 @@ impl RecoveryStore {
     fn prune(&self, inner: &mut Inner) {
         let now = Instant::now();
         let max = self.cfg.max_disconnection;
-        while inner
-            .packets
-            .front()
-            .is_some_and(|p| now.duration_since(p.at) > max || inner.packets.len() > self.cfg.max_packets)
-        {
+        while let Some(front) = inner.packets.front() {
+            let over = now.duration_since(front.at) > max
+                || inner.packets.len() > self.cfg.max_packets
+                || inner.bytes > self.cfg.max_bytes;
+            if !over {
+                break;
+            }
+            inner.bytes = inner.bytes.saturating_sub(front.bytes);
             inner.packets.pop_front();
         }
         inner.sessions.retain(|_, s| now.duration_since(s.at) <= max);
     }
 
-    /// Stores an event `[event, ...args]`, appends its offset to it and returns the offset.
-    pub fn append(&self, rooms: &[String], except: &[String], data: &mut Payload) -> String {
+    /// Stores an event for `rooms` (all sockets when empty) but not `except`: `build` makes its
+    /// frames given the offset to carry as the last argument. Returns the frames to send.
+    pub fn append(&self, rooms: &[String], except: &[String], build: impl FnOnce(&str) -> Frames) -> Frames {
         let mut inner = lock(&self.inner);
         inner.counter += 1;
-        let offset = format!("{}-{}", self.prefix, inner.counter);
-        data.args.push(serde_json::Value::String(offset.clone()));
+        let counter = inner.counter;
+        let frames = build(&format!("{}-{counter}", self.prefix));
+        let bytes = size_of(&frames);
+        inner.bytes += bytes;
         inner.packets.push_back(Stored {
-            offset: offset.clone(),
+            offset: counter,
             at: Instant::now(),
             rooms: rooms.to_vec(),
             except: except.to_vec(),
-            data: data.clone(),
+            frames: frames.clone(),
+            bytes,
         });
         self.prune(&mut inner);
-        offset
+        frames
     }
 
     pub fn persist(&self, sid: String, pid: String, rooms: HashSet<String>, ext: Extensions) {
@@ -118,11 +145,12 @@ impl RecoveryStore {
     }
 
     /// The session for `pid` and the events after `offset` it should get, if both are known.
-    pub fn restore(&self, pid: &str, offset: &str) -> Option<(SavedSession, Vec<Payload>)> {
+    pub fn restore(&self, pid: &str, offset: &str) -> Option<(SavedSession, Vec<Frames>)> {
         let mut inner = lock(&self.inner);
         self.prune(&mut inner);
         let session = inner.sessions.remove(pid)?;
-        let index = inner.packets.iter().position(|p| p.offset == offset)?;
+        let counter: u64 = offset.strip_prefix(&self.prefix)?.strip_prefix('-')?.parse().ok()?;
+        let index = inner.packets.iter().position(|p| p.offset == counter)?;
         let missed = inner
             .packets
             .iter()
@@ -131,7 +159,7 @@ impl RecoveryStore {
                 (p.rooms.is_empty() || p.rooms.iter().any(|r| session.rooms.contains(r)))
                     && !p.except.iter().any(|r| session.rooms.contains(r))
             })
-            .map(|p| p.data.clone())
+            .map(|p| p.frames.clone())
             .collect();
         Some((session, missed))
     }
@@ -141,22 +169,31 @@ impl RecoveryStore {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
-    use serde_json::json;
+
+    fn frame(name: &str) -> impl FnOnce(&str) -> Frames + '_ {
+        move |offset| vec![Message::Text(format!("2[\"{name}\",\"{offset}\"]"))]
+    }
+
+    fn names(missed: &[Frames]) -> Vec<String> {
+        missed
+            .iter()
+            .map(|f| match &f[0] {
+                Message::Text(t) => t.split('"').nth(1).unwrap_or_default().to_string(),
+                Message::Binary(_) => String::new(),
+            })
+            .collect()
+    }
 
     #[test]
     fn stores_and_replays_missed_events() {
         let store = RecoveryStore::new(RecoveryConfig::default());
-        let mut first = Payload::new(vec![json!("a")]);
-        let off = store.append(&["s1".into()], &[], &mut first);
-        assert_eq!(first.args.last(), Some(&json!(off.clone())));
-        let mut to_room = Payload::new(vec![json!("b")]);
-        store.append(&["room".into()], &[], &mut to_room);
-        let mut other = Payload::new(vec![json!("c")]);
-        store.append(&["elsewhere".into()], &[], &mut other);
-        let mut all = Payload::new(vec![json!("d")]);
-        store.append(&[], &["s1".into()], &mut all);
-        let mut all2 = Payload::new(vec![json!("e")]);
-        store.append(&[], &[], &mut all2);
+        let first = store.append(&["s1".into()], &[], frame("a"));
+        let Message::Text(text) = &first[0] else { panic!() };
+        let off = text.split('"').nth(3).unwrap().to_string();
+        store.append(&["room".into()], &[], frame("b"));
+        store.append(&["elsewhere".into()], &[], frame("c"));
+        store.append(&[], &["s1".into()], frame("d"));
+        store.append(&[], &[], frame("e"));
 
         let rooms: HashSet<String> = ["s1".to_string(), "room".to_string()].into();
         store.persist("s1".into(), "p1".into(), rooms, Extensions::default());
@@ -165,21 +202,29 @@ mod tests {
         store.persist("s1".into(), "p1".into(), ["s1".to_string(), "room".to_string()].into(), Extensions::default());
         let (session, missed) = store.restore("p1", &off).unwrap();
         assert_eq!(session.sid, "s1");
-        let names: Vec<_> = missed.iter().map(|p| p.args[0].clone()).collect();
-        assert_eq!(names, vec![json!("b"), json!("e")]);
+        assert_eq!(names(&missed), vec!["b", "e"]);
         assert!(store.restore("p1", &off).is_none());
     }
 
     #[test]
     fn expired_sessions_are_not_restored() {
-        let store = RecoveryStore::new(RecoveryConfig {
-            max_disconnection: Duration::from_millis(0),
-            max_packets: 10,
-        });
-        let mut p = Payload::new(vec![json!("a")]);
-        let off = store.append(&[], &[], &mut p);
+        let store = RecoveryStore::new(RecoveryConfig { max_disconnection: Duration::from_millis(0), max_packets: 10, ..RecoveryConfig::default() });
+        let sent = store.append(&[], &[], frame("a"));
+        let Message::Text(text) = &sent[0] else { panic!() };
+        let off = text.split('"').nth(3).unwrap().to_string();
         store.persist("s".into(), "p".into(), HashSet::new(), Extensions::default());
         std::thread::sleep(Duration::from_millis(5));
         assert!(store.restore("p", &off).is_none());
+    }
+
+    #[test]
+    fn the_buffer_keeps_within_its_byte_budget() {
+        let store = RecoveryStore::new(RecoveryConfig { max_bytes: 10_000, ..RecoveryConfig::default() });
+        for _ in 0..1000 {
+            store.append(&[], &[], |offset| vec![Message::Text(format!("{offset}{}", "x".repeat(500)))]);
+        }
+        let inner = lock(&store.inner);
+        assert!(inner.bytes <= 10_000, "{} bytes kept", inner.bytes);
+        assert!(inner.packets.len() < 20);
     }
 }

@@ -2,6 +2,7 @@
 // origin as the chat page; timings as the spec's live channel: reconnect 1-5 s, timeout 20 s).
 
 import { io } from 'socket.io-client';
+import { withBusyRetry } from './busy';
 import type { Live, Transport } from './controller';
 
 const ACK_TIMEOUT_MS = 15_000;
@@ -40,7 +41,7 @@ export const httpTransport: Transport = {
       on: (event, handler) => {
         socket.on(event, (payload: unknown) => handler((payload ?? {}) as Record<string, unknown>));
       },
-      emit: (event, payload) => socket.timeout(ACK_TIMEOUT_MS).emitWithAck(event, payload),
+      emit: (event, payload) => withBusyRetry(() => socket.timeout(ACK_TIMEOUT_MS).emitWithAck(event, payload)),
       close: () => {
         socket.close();
       },

@@ -6,6 +6,7 @@ import { io, type Socket } from 'socket.io-client';
 import { proxy } from 'valtio';
 import { getToken } from '@/lib/api';
 import { onSignOut } from '@/lib/sign-out';
+import { withBusyRetry } from '@/lib/busy';
 
 export const LIVE_OPTIONS = {
   transports: ['websocket', 'polling'],
@@ -65,7 +66,7 @@ export type Ack = { success: boolean; error?: string } & Record<string, unknown>
 export async function emitAck<T extends Ack = Ack>(event: string, payload: Record<string, unknown>, timeoutMs = 10000): Promise<T> {
   const s = liveSocket();
   if (!s) throw new Error('Not connected');
-  const ack = (await s.timeout(timeoutMs).emitWithAck(event, payload)) as T;
+  const ack = (await withBusyRetry(() => s.timeout(timeoutMs).emitWithAck(event, payload))) as T;
   if (!ack || ack.success === false) throw new Error(ack?.error || 'Please try again');
   return ack;
 }

@@ -4,6 +4,7 @@
 //! the polling → websocket upgrade. Upper layers plug in through [`EngineHandler`] /
 //! [`ConnHandler`] and talk back through the cheap, cloneable [`EngineConn`].
 
+mod outbox;
 pub mod packet;
 pub mod server;
 pub mod session;
@@ -25,6 +26,11 @@ pub struct EngineConfig {
     pub max_payload: usize,
     /// Packets buffered per connection before a client that cannot keep up is disconnected.
     pub max_buffered_packets: usize,
+    /// Open sessions accepted at once; 0 = no limit.
+    pub max_connections: usize,
+    /// New sessions per second from one IP address, and the burst; 0 = no limit.
+    pub handshakes_per_ip_per_sec: f64,
+    pub handshake_burst: f64,
 }
 
 impl Default for EngineConfig {
@@ -34,6 +40,9 @@ impl Default for EngineConfig {
             ping_timeout: Duration::from_millis(20_000),
             max_payload: 1_000_000,
             max_buffered_packets: 4096,
+            max_connections: 0,
+            handshakes_per_ip_per_sec: 0.0,
+            handshake_burst: 1.0,
         }
     }
 }
@@ -44,7 +53,10 @@ impl From<&parley_config::RealtimeSettings> for EngineConfig {
             ping_interval: Duration::from_millis(s.ping_interval_ms),
             ping_timeout: Duration::from_millis(s.ping_timeout_ms),
             max_payload: s.max_payload,
-            ..EngineConfig::default()
+            max_buffered_packets: s.outbound_queue.max(1),
+            max_connections: s.max_connections,
+            handshakes_per_ip_per_sec: s.handshakes_per_ip_per_sec,
+            handshake_burst: s.handshake_burst,
         }
     }
 }
@@ -106,6 +118,7 @@ pub trait ConnHandler: 'static {
 pub struct EngineConn {
     pub(crate) sid: std::sync::Arc<str>,
     pub(crate) addr: Addr<session::EioSession>,
+    pub(crate) outbox: std::sync::Arc<outbox::Outbox>,
 }
 
 impl std::fmt::Debug for EngineConn {
@@ -126,7 +139,11 @@ impl EngineConn {
 
     /// Queues messages that must go out together and in order.
     pub fn send_many(&self, msgs: Vec<Message>) {
-        self.addr.do_send(session::Outgoing(msgs));
+        match self.outbox.push(msgs) {
+            outbox::Pushed::Wake => self.addr.do_send(session::Flush),
+            outbox::Pushed::Overflow => self.addr.do_send(session::Fail(CloseReason::SlowClient)),
+            outbox::Pushed::Queued | outbox::Pushed::Closed => {}
+        }
     }
 
     /// Closes the session (a close packet is sent when the transport allows).

@@ -7,8 +7,11 @@ use std::sync::{Arc, Mutex};
 use actix::Addr;
 use actix_web::{http::Method, web, HttpRequest, HttpResponse};
 
-use super::session::EioSession;
-use super::{transport_polling, transport_ws, EngineConfig, EngineHandler};
+use super::outbox::Outbox;
+use super::packet::Packet;
+use super::session::{EioSession, WsTx};
+use super::{transport_polling, transport_ws, EngineConfig, EngineConn, EngineHandler};
+use crate::limits::IpBuckets;
 
 pub(crate) type Registry = Arc<Mutex<HashMap<String, Addr<EioSession>>>>;
 
@@ -18,7 +21,11 @@ pub struct EngineServer {
     pub(crate) cfg: Arc<EngineConfig>,
     pub(crate) registry: Registry,
     pub(crate) handler: Arc<dyn EngineHandler>,
+    handshakes: Arc<IpBuckets>,
 }
+
+/// Why a new session was refused (answered with 503 and this text).
+pub(crate) const TOO_MANY_CONNECTIONS: &str = "Too many connections, please retry later";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum TransportKind {
@@ -63,10 +70,12 @@ pub(crate) fn bad_request(msg: &'static str) -> HttpResponse {
 
 impl EngineServer {
     pub fn new(cfg: EngineConfig, handler: Arc<dyn EngineHandler>) -> Self {
+        let handshakes = Arc::new(IpBuckets::new(cfg.handshakes_per_ip_per_sec, cfg.handshake_burst));
         EngineServer {
             cfg: Arc::new(cfg),
             registry: Arc::new(Mutex::new(HashMap::new())),
             handler,
+            handshakes,
         }
     }
 
@@ -101,11 +110,56 @@ impl EngineServer {
         .to_string()
     }
 
+    /// Starts a session: its actor, its outbox and the upper layer's handler. `ws` is the
+    /// WebSocket it starts on (id, writer queue), or `None` for long-polling.
+    pub(crate) fn open_session(&self, ws: Option<(u64, WsTx)>) -> (String, Addr<EioSession>, Packet) {
+        use actix::{Actor as _, AsyncContext as _};
+        let sid = new_sid();
+        let open = Packet::Open(self.handshake_json(&sid, ws.is_none()));
+        let sid_arc: Arc<str> = Arc::from(sid.as_str());
+        let (cfg, registry, handler) = (self.cfg.clone(), self.registry.clone(), self.handler.clone());
+        let outbox = Arc::new(Outbox::new(cfg.max_buffered_packets));
+        let ws = ws.map(|(id, tx)| (id, tx, open.clone()));
+        let addr = EioSession::create(move |ctx| {
+            let conn = EngineConn { sid: sid_arc.clone(), addr: ctx.address(), outbox: outbox.clone() };
+            let h = handler.on_open(conn);
+            EioSession::new(sid_arc, cfg, registry, h, outbox, ws)
+        });
+        self.insert(&sid, addr.clone());
+        (sid, addr, open)
+    }
+
+    /// Whether a new session may start: under the connection cap, and within the caller's
+    /// handshake rate. `Some` is the refusal to answer with.
+    fn refusal(&self, req: &HttpRequest) -> Option<HttpResponse> {
+        if self.cfg.max_connections > 0 && self.session_count() >= self.cfg.max_connections {
+            return Some(
+                HttpResponse::ServiceUnavailable()
+                    .content_type("application/json")
+                    .body(format!(r#"{{"code":5,"message":"{TOO_MANY_CONNECTIONS}"}}"#)),
+            );
+        }
+        let peer = req.peer_addr()?;
+        if self.handshakes.allow(peer.ip()) {
+            return None;
+        }
+        Some(
+            HttpResponse::TooManyRequests()
+                .content_type("application/json")
+                .body(r#"{"code":5,"message":"Too many new connections from your address, please retry later"}"#),
+        )
+    }
+
     /// Handles any request under the mount path.
     pub async fn handle(&self, req: HttpRequest, body: web::Payload) -> HttpResponse {
         let Some(query) = parse_query(req.query_string()) else {
             return bad_request("Bad request");
         };
+        if query.sid.is_none() && req.method() == Method::GET {
+            if let Some(refused) = self.refusal(&req) {
+                return refused;
+            }
+        }
         match query.transport {
             TransportKind::Polling => {
                 if req.method() == Method::GET {

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use actix::prelude::*;
 use tokio::sync::{mpsc, oneshot};
 
+use super::outbox::Outbox;
 use super::packet::{encode_payload, Packet};
 use super::server::Registry;
 use super::{CloseReason, ConnHandler, EngineConfig, Message as EioMessage};
@@ -45,6 +46,7 @@ pub struct EioSession {
     cfg: Arc<EngineConfig>,
     registry: Registry,
     handler: Option<Box<dyn ConnHandler>>,
+    outbox: Arc<Outbox>,
     transport: Transport,
     upgrading: Option<Upgrading>,
     queue: VecDeque<Packet>,
@@ -62,6 +64,7 @@ impl EioSession {
         cfg: Arc<EngineConfig>,
         registry: Registry,
         handler: Box<dyn ConnHandler>,
+        outbox: Arc<Outbox>,
         ws: Option<(u64, WsTx, Packet)>,
     ) -> Self {
         let (transport, open_packet) = match ws {
@@ -73,6 +76,7 @@ impl EioSession {
             cfg,
             registry,
             handler: Some(handler),
+            outbox,
             transport,
             upgrading: None,
             queue: VecDeque::new(),
@@ -202,6 +206,7 @@ impl EioSession {
             h.on_close(reason);
         }
         self.closed = true;
+        self.outbox.close();
         if let Some(up) = self.upgrading.take() {
             let _ = up.tx.try_send(WsFrame::Close);
         }
@@ -416,15 +421,15 @@ impl Handler<WsGone> for EioSession {
     }
 }
 
-/// Outbound messages from the upper layer.
+/// The upper layer queued messages in the outbox.
 #[derive(Message)]
 #[rtype(result = "()")]
-pub struct Outgoing(pub Vec<EioMessage>);
+pub struct Flush;
 
-impl Handler<Outgoing> for EioSession {
+impl Handler<Flush> for EioSession {
     type Result = ();
-    fn handle(&mut self, Outgoing(msgs): Outgoing, ctx: &mut Context<Self>) {
-        for m in msgs {
+    fn handle(&mut self, _: Flush, ctx: &mut Context<Self>) {
+        for m in self.outbox.take() {
             let p = match m {
                 EioMessage::Text(t) => Packet::Message(t),
                 EioMessage::Binary(b) => Packet::Binary(b),

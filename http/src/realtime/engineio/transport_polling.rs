@@ -1,15 +1,13 @@
 //! HTTP long-polling transport: GET pulls queued packets, POST pushes packets.
 
-use std::sync::Arc;
-
 use actix_web::{web, HttpResponse};
 use futures_util::StreamExt as _;
 use tokio::sync::oneshot;
 
-use super::packet::{decode_payload, encode_payload, Packet};
-use super::server::{bad_request, new_sid, EngineServer};
-use super::session::{EioSession, Fail, Poll, Post};
-use super::{CloseReason, EngineConn};
+use super::packet::{decode_payload, encode_payload};
+use super::server::{bad_request, EngineServer};
+use super::session::{Fail, Poll, Post};
+use super::CloseReason;
 
 fn text(body: String) -> HttpResponse {
     HttpResponse::Ok()
@@ -35,22 +33,7 @@ pub(crate) async fn get(srv: &EngineServer, sid: Option<String>) -> HttpResponse
 }
 
 fn handshake(srv: &EngineServer) -> HttpResponse {
-    use actix::{Actor as _, AsyncContext as _};
-    let sid = new_sid();
-    let open = Packet::Open(srv.handshake_json(&sid, true));
-    let sid_arc: Arc<str> = Arc::from(sid.as_str());
-    let cfg = srv.cfg.clone();
-    let registry = srv.registry.clone();
-    let handler = srv.handler.clone();
-    let addr = EioSession::create(move |ctx| {
-        let conn = EngineConn {
-            sid: sid_arc.clone(),
-            addr: ctx.address(),
-        };
-        let h = handler.on_open(conn);
-        EioSession::new(sid_arc, cfg, registry, h, None)
-    });
-    srv.insert(&sid, addr);
+    let (_, _, open) = srv.open_session(None);
     text(encode_payload(&[open]))
 }
 

@@ -2,16 +2,14 @@
 //! task draining a bounded queue (a client that cannot keep up gets disconnected).
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 
-use actix::{Actor as _, AsyncContext as _};
 use actix_web::{web, HttpRequest, HttpResponse};
 use tokio::sync::mpsc;
 
 use super::packet::Packet;
-use super::server::{bad_request, new_sid, EngineServer};
-use super::session::{AttachWs, EioSession, WsFrame, WsGone, WsPacket};
-use super::{CloseReason, EngineConn};
+use super::server::{bad_request, EngineServer};
+use super::session::{AttachWs, WsFrame, WsGone, WsPacket};
+use super::CloseReason;
 
 /// Frames buffered between the session actor and the socket writer.
 pub const WS_QUEUE: usize = 1024;
@@ -57,25 +55,7 @@ pub(crate) async fn open(
             }
             addr
         }
-        None => {
-            let sid = new_sid();
-            let open = Packet::Open(srv.handshake_json(&sid, false));
-            let sid_arc: Arc<str> = Arc::from(sid.as_str());
-            let cfg = srv.cfg.clone();
-            let registry = srv.registry.clone();
-            let handler = srv.handler.clone();
-            let tx2 = tx.clone();
-            let addr = EioSession::create(move |ctx| {
-                let conn = EngineConn {
-                    sid: sid_arc.clone(),
-                    addr: ctx.address(),
-                };
-                let h = handler.on_open(conn);
-                EioSession::new(sid_arc, cfg, registry, h, Some((id, tx2, open)))
-            });
-            srv.insert(&sid, addr.clone());
-            addr
-        }
+        None => srv.open_session(Some((id, tx.clone()))).1,
     };
     drop(tx);
 
@@ -92,9 +72,6 @@ pub(crate) async fn open(
             if res.is_err() {
                 break;
             }
-            // Let the connection write this frame before queueing the next one, like the
-            // reference server (clients reading frame by frame rely on it).
-            tokio::task::yield_now().await;
         }
         let _ = writer.close(None).await;
     });

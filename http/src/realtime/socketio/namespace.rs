@@ -5,7 +5,7 @@ use std::sync::{Arc, RwLock};
 
 use serde_json::Value;
 
-use super::socket::{event_data, BoxFuture, ConnectError, Socket};
+use super::socket::{event_data, event_frames, BoxFuture, ConnectError, Socket};
 use super::Payload;
 use crate::realtime::recovery::{RecoveryConfig, RecoveryStore};
 
@@ -185,12 +185,18 @@ impl BroadcastOperator {
 
     /// Emits with binary attachments. Never blocks: every target gets its own queue.
     pub fn emit_payload(&self, event: &str, payload: Payload) {
-        let mut data = event_data(event, payload);
-        if let Some(store) = self.ns.recovery() {
-            store.append(&self.rooms, &self.except, &mut data);
-        }
+        let data = event_data(event, payload);
+        let nsp = self.ns.path();
+        let frames = match self.ns.recovery() {
+            Some(store) => store.append(&self.rooms, &self.except, |offset| {
+                let mut data = data;
+                data.args.push(Value::String(offset.to_owned()));
+                event_frames(nsp, data, None)
+            }),
+            None => event_frames(nsp, data, None),
+        };
         for socket in self.sockets() {
-            socket.send_event(data.clone(), None);
+            socket.send_frames(frames.clone());
         }
     }
 

@@ -274,11 +274,30 @@ impl Socket {
 
     /// Emits `event` with arguments and binary attachments.
     pub fn emit_payload(&self, event: &str, payload: Payload) {
-        let mut data = event_data(event, payload);
-        if let Some(store) = self.inner.ns.recovery() {
-            store.append(std::slice::from_ref(&self.inner.id), &[], &mut data);
-        }
-        self.send_event(data, None);
+        let data = event_data(event, payload);
+        let nsp = self.inner.ns.path();
+        let frames = match self.inner.ns.recovery() {
+            Some(store) => store.append(std::slice::from_ref(&self.inner.id), &[], |offset| {
+                let mut data = data;
+                data.args.push(Value::String(offset.to_owned()));
+                event_frames(nsp, data, None)
+            }),
+            None => event_frames(nsp, data, None),
+        };
+        self.send_frames(frames);
+    }
+
+    /// Emits `event` with one argument given as JSON text, serialized once by the caller for
+    /// every socket it goes to.
+    pub fn emit_json(&self, event: &str, arg_json: &str) {
+        let nsp = self.inner.ns.path();
+        let frames = match self.inner.ns.recovery() {
+            Some(store) => store.append(std::slice::from_ref(&self.inner.id), &[], |offset| {
+                vec![Message::Text(event_text(nsp, event, arg_json, Some(offset)))]
+            }),
+            None => vec![Message::Text(event_text(nsp, event, arg_json, None))],
+        };
+        self.send_frames(frames);
     }
 
     /// Emits `event` and waits for the client's acknowledgement.
@@ -291,7 +310,7 @@ impl Socket {
         let id = self.inner.next_ack.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         lock(&self.inner.acks).insert(id, tx);
-        self.send_event(event_data(event, payload), Some(id));
+        self.send_frames(event_frames(self.inner.ns.path(), event_data(event, payload), Some(id)));
         let res = tokio::time::timeout(timeout, rx).await;
         lock(&self.inner.acks).remove(&id);
         match res {
@@ -301,52 +320,36 @@ impl Socket {
         }
     }
 
-    /// Sends an event packet whose data is `[event, ...args]` (already carrying any offset).
-    pub(crate) fn send_event(&self, data: Payload, ack: Option<u64>) {
-        let kind = if data.binary.is_empty() {
-            PacketType::Event
-        } else {
-            PacketType::BinaryEvent
-        };
-        let mut packet = Packet::new(kind, self.inner.ns.path(), Some(Value::Array(data.args)));
-        packet.id = ack;
-        packet.attachments = data.binary.len();
-        self.send_packet(packet, data.binary);
+    pub(crate) fn send_packet(&self, packet: Packet, binary: Vec<bytes::Bytes>) {
+        let mut frames = Vec::with_capacity(1 + binary.len());
+        frames.push(Message::Text(packet.encode()));
+        frames.extend(binary.into_iter().map(Message::Binary));
+        self.send_frames(frames);
     }
 
-    pub(crate) fn send_packet(&self, packet: Packet, binary: Vec<bytes::Bytes>) {
-        let mut msgs = Vec::with_capacity(1 + binary.len());
-        msgs.push(Message::Text(packet.encode()));
-        msgs.extend(binary.into_iter().map(Message::Binary));
+    /// Sends frames that go out together and in order (a packet and its attachments), or keeps
+    /// them until the CONNECT reply is out.
+    pub(crate) fn send_frames(&self, frames: Vec<Message>) {
         let mut st = lock(&self.inner.state);
         if st.closed {
             return;
         }
         if st.connected {
-            self.inner.conn.send_many(msgs);
+            self.inner.conn.send_many(frames);
         } else {
-            st.buffer.push(msgs);
+            st.buffer.push(frames);
         }
     }
 
     /// Sends the CONNECT reply, then `replay`, then whatever was emitted meanwhile.
-    pub(crate) fn mark_connected(&self, reply: Packet, replay: Vec<Payload>) {
+    pub(crate) fn mark_connected(&self, reply: Packet, replay: Vec<crate::realtime::recovery::Frames>) {
         let mut st = lock(&self.inner.state);
         if st.closed {
             return;
         }
         self.inner.conn.send(Message::Text(reply.encode()));
-        for data in replay {
-            let kind = if data.binary.is_empty() {
-                PacketType::Event
-            } else {
-                PacketType::BinaryEvent
-            };
-            let mut packet = Packet::new(kind, self.inner.ns.path(), Some(Value::Array(data.args)));
-            packet.attachments = data.binary.len();
-            let mut msgs = vec![Message::Text(packet.encode())];
-            msgs.extend(data.binary.into_iter().map(Message::Binary));
-            self.inner.conn.send_many(msgs);
+        for frames in replay {
+            self.inner.conn.send_many(frames);
         }
         for msgs in st.buffer.drain(..) {
             self.inner.conn.send_many(msgs);
@@ -457,6 +460,40 @@ impl Socket {
             actix_web::rt::spawn(h(self.clone(), reason));
         }
     }
+}
+
+/// The frames of an event packet: its text (data `[event, ...args]`, already carrying any
+/// offset) and its attachments. Every event the server sends is framed here or by
+/// `event_text`.
+pub(crate) fn event_frames(nsp: &str, data: Payload, ack: Option<u64>) -> Vec<Message> {
+    let kind = if data.binary.is_empty() { PacketType::Event } else { PacketType::BinaryEvent };
+    let mut packet = Packet::new(kind, nsp, Some(Value::Array(data.args)));
+    packet.id = ack;
+    packet.attachments = data.binary.len();
+    let mut frames = Vec::with_capacity(1 + data.binary.len());
+    frames.push(Message::Text(packet.encode()));
+    frames.extend(data.binary.into_iter().map(Message::Binary));
+    frames
+}
+
+/// The text of an event packet `[event, arg, offset?]` whose one argument is JSON text already.
+pub(crate) fn event_text(nsp: &str, event: &str, arg_json: &str, offset: Option<&str>) -> String {
+    let mut out = String::with_capacity(arg_json.len() + event.len() + nsp.len() + 48);
+    out.push(char::from(b'0' + PacketType::Event as u8));
+    if nsp != "/" && !nsp.is_empty() {
+        out.push_str(nsp);
+        out.push(',');
+    }
+    out.push('[');
+    out.push_str(&Value::String(event.to_owned()).to_string());
+    out.push(',');
+    out.push_str(arg_json);
+    if let Some(offset) = offset {
+        out.push(',');
+        out.push_str(&Value::String(offset.to_owned()).to_string());
+    }
+    out.push(']');
+    out
 }
 
 pub(crate) fn event_data(event: &str, payload: Payload) -> Payload {

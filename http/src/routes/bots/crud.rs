@@ -105,11 +105,13 @@ pub async fn update(
         update.widget = Some(merged);
     }
     let bot = state.store.update_bot(&access.bot.id, update).await?;
+    state.engine.bot_changed(&access.bot.id);
     Ok(HttpResponse::Ok().json(json!({"bot": views::bot(&bot, access.role)})))
 }
 
 pub async fn delete(state: web::Data<AppState>, access: BotAccess<OwnBot>) -> ApiResult<HttpResponse> {
     state.store.delete_bot(&access.bot.id).await?;
+    state.engine.bot_changed(&access.bot.id);
     state
         .store
         .log_activity(Some(&access.user.id), None, "bot", &format!("Deleted assistant {}", access.bot.name))

@@ -66,6 +66,7 @@ pub async fn update(
         settings.url_whitelist = list;
     }
     let saved: BotSettings = state.store.save_bot_settings(&access.bot.id, &settings).await?;
+    state.engine.bot_changed(&access.bot.id);
     Ok(HttpResponse::Ok().json(views::bot_settings(&saved)))
 }
 

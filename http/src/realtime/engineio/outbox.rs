@@ -1,0 +1,101 @@
+//! A connection's outbound queue: what the upper layer sent and the session has not yet
+//! written. Bounded: a client whose queue fills (it does not read) is closed as too slow,
+//! rather than the server holding its backlog. The session is woken once per batch, not once
+//! per message, so a burst of events costs one hop.
+
+use std::sync::Mutex;
+
+use super::Message;
+use crate::realtime::lock;
+
+pub(crate) struct Outbox {
+    capacity: usize,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    frames: Vec<Message>,
+    /// The session has been told to flush and has not yet taken the frames.
+    woken: bool,
+    closed: bool,
+}
+
+/// What `push` did, and so what the caller must tell the session.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Pushed {
+    /// Queued behind frames the session will flush anyway.
+    Queued,
+    /// Queued; the session must be told to flush.
+    Wake,
+    /// The queue is full: the connection must be closed (nothing was queued).
+    Overflow,
+    /// The connection is closed; dropped.
+    Closed,
+}
+
+impl Outbox {
+    pub(crate) fn new(capacity: usize) -> Outbox {
+        Outbox { capacity: capacity.max(1), state: Mutex::new(State::default()) }
+    }
+
+    /// Queues messages that go out together and in order.
+    pub(crate) fn push(&self, msgs: Vec<Message>) -> Pushed {
+        let mut st = lock(&self.state);
+        if st.closed {
+            return Pushed::Closed;
+        }
+        if st.frames.len() + msgs.len() > self.capacity {
+            st.closed = true;
+            st.frames = Vec::new();
+            return Pushed::Overflow;
+        }
+        st.frames.extend(msgs);
+        if st.woken {
+            Pushed::Queued
+        } else {
+            st.woken = true;
+            Pushed::Wake
+        }
+    }
+
+    /// Everything queued, oldest first; the next push wakes the session again.
+    pub(crate) fn take(&self) -> Vec<Message> {
+        let mut st = lock(&self.state);
+        st.woken = false;
+        std::mem::take(&mut st.frames)
+    }
+
+    pub(crate) fn close(&self) {
+        let mut st = lock(&self.state);
+        st.closed = true;
+        st.frames = Vec::new();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(s: &str) -> Message {
+        Message::Text(s.to_owned())
+    }
+
+    #[test]
+    fn wakes_once_per_batch_and_keeps_order() {
+        let outbox = Outbox::new(10);
+        assert_eq!(outbox.push(vec![text("a")]), Pushed::Wake);
+        assert_eq!(outbox.push(vec![text("b"), text("c")]), Pushed::Queued);
+        assert_eq!(outbox.take(), vec![text("a"), text("b"), text("c")]);
+        assert_eq!(outbox.push(vec![text("d")]), Pushed::Wake);
+    }
+
+    #[test]
+    fn a_full_queue_overflows_and_then_drops() {
+        let outbox = Outbox::new(2);
+        assert_eq!(outbox.push(vec![text("a"), text("b")]), Pushed::Wake);
+        assert_eq!(outbox.push(vec![text("c")]), Pushed::Overflow);
+        assert_eq!(outbox.push(vec![text("d")]), Pushed::Closed);
+        assert!(outbox.take().is_empty());
+    }
+}
