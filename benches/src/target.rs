@@ -83,6 +83,12 @@ impl Server {
                     .env("PARLEY_ADDR", "127.0.0.1:0")
                     .env("PARLEY_DATA_DIR", &dir)
                     .env("PARLEY_BILLING_DEFAULT_PLAN", "enterprise")
+                    // Every load client connects from loopback and a relay socket may send faster
+                    // than a person: no handshake rate, connection cap or per-socket event rate
+                    // (a real deployment keeps them; the Node peer has none).
+                    .env("PARLEY_REALTIME_HANDSHAKES_PER_IP_PER_SEC", "0")
+                    .env("PARLEY_REALTIME_MAX_CONNECTIONS", "0")
+                    .env("PARLEY_REALTIME_SOCKET_EVENTS_PER_SEC", "0")
                     .env("PARLEY_LOG", std::env::var("PARLEY_LOG").unwrap_or_else(|_| "warn".into()));
                 (cmd, Some(TempDir(dir)))
             }
