@@ -18,6 +18,11 @@ use tokio_tungstenite::tungstenite::Message;
 /// An event a client received: (client tag, event name, first argument).
 pub type Inbound = (usize, String, Value);
 
+/// The name under which an ack of [`Client::send_tracked`] arrives on the inbound channel, with
+/// `{"id": ack id, "ack": first ack argument}`. Not a valid event name on the wire (it starts
+/// with a control character), so no server event can be mistaken for it.
+pub const TRACKED_ACK: &str = "\u{1}ack";
+
 type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Value>>>>;
 
 pub struct Client {
@@ -56,7 +61,7 @@ impl Client {
         tag: usize,
         inbound: Option<mpsc::UnboundedSender<Inbound>>,
     ) -> Result<Client, ClientError> {
-        let (ws, _) = tokio_tungstenite::connect_async(socket_url(base)).await.map_err(err)?;
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(socket_url(base), None, true).await.map_err(err)?;
         let (mut sink, mut stream) = ws.split();
 
         // Engine.IO open, then the Socket.IO CONNECT handshake.
@@ -115,6 +120,15 @@ impl Client {
         self.out.send(Message::text(format!("4{}", packet.encode()))).map_err(|_| ClientError("connection closed".into()))
     }
 
+    /// Sends `send-message {sessionId, message}` asking for ack `id`, without waiting: the ack
+    /// arrives on the inbound channel as [`TRACKED_ACK`]. The frame is written by hand (both
+    /// strings are plain: ids and the harness's own tags), so a load run spends its client CPU
+    /// on sending, not on building JSON.
+    pub fn send_tracked(&self, session_id: &str, message: &str, id: u64) -> Result<(), ClientError> {
+        let frame = format!("42{id}[\"send-message\",{{\"sessionId\":\"{session_id}\",\"message\":\"{message}\"}}]");
+        self.out.send(Message::text(frame)).map_err(|_| ClientError("connection closed".into()))
+    }
+
     /// Sends an event and waits for its ack (the first ack argument).
     pub async fn emit_ack(&self, event: &str, arg: Value, timeout: Duration) -> Result<Value, ClientError> {
         let id = self.next_ack.fetch_add(1, Ordering::Relaxed);
@@ -158,12 +172,14 @@ fn dispatch(text: &str, tag: usize, inbound: Option<&mpsc::UnboundedSender<Inbou
         }
         PacketType::Ack => {
             let Some(id) = packet.id else { return };
+            let first = match packet.data {
+                Some(Value::Array(mut a)) if !a.is_empty() => a.swap_remove(0),
+                _ => Value::Null,
+            };
             if let Some(tx) = lock(pending).remove(&id) {
-                let first = match packet.data {
-                    Some(Value::Array(mut a)) if !a.is_empty() => a.swap_remove(0),
-                    _ => Value::Null,
-                };
                 let _ = tx.send(first);
+            } else if let Some(tx) = inbound {
+                let _ = tx.send((tag, TRACKED_ACK.to_string(), json!({"id": id, "ack": first})));
             }
         }
         _ => {}

@@ -2,11 +2,18 @@
 //! over websocket) and reports what it measured, as a table and a JSON file.
 //!
 //!   parley-bench idle    [--connections N] [--procs P]
-//!   parley-bench relay   [--sessions S] [--rate R]
+//!   parley-bench relay   [--sessions S] [--rate R] [--find-max]
+//!   parley-bench overload [--sessions S] [--max N] [--factor F]
 //!   parley-bench ai      [--visitors V]
 //!   parley-bench handoff [--requests K] [--agents M]
 //!   common: --target parley|node  --compare node  --duration SECONDS  --parley-bin PATH
 //!           --json PATH  --assert-clean (exit 1 on a lost or duplicated message or a failure)
+//!           --database-url postgres://user@host:port (Parley on a fresh PostgreSQL database)
+//!
+//! `relay --find-max` ramps the offered rate (from S × R, by half again each step of --duration
+//! seconds) until p99 passes 100 ms or a message is late, narrows the edge, and reports each
+//! server's sustained maximum. `overload` offers F × Parley's maximum (`--max`, else found
+//! first) with every message acked, and reports the plateau, refusals, RSS and lost acks.
 //!
 //! The harness starts and stops the servers itself (Parley on a fresh SQLite data dir, the Node
 //! socket.io peer from benches/peers/socketio-node), loopback only, and raises its open-file
@@ -23,7 +30,7 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use report::Run;
-use target::{Server, Target};
+use target::{ParleyOptions, Server, Target};
 
 pub type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
@@ -40,6 +47,12 @@ pub struct Args {
     pub requests: usize,
     pub agents: usize,
     pub parley_bin: Option<PathBuf>,
+    pub database_url: Option<String>,
+    pub find_max: bool,
+    /// `overload`: the peak to multiply, msg/s (else measured).
+    pub max_rate: Option<f64>,
+    /// `overload`: how many times the peak to offer.
+    pub factor: f64,
     pub json: PathBuf,
     pub assert_clean: bool,
     /// Internal: a client worker process of `idle` (`--worker BASE`).
@@ -47,14 +60,14 @@ pub struct Args {
     pub auth: Vec<String>,
 }
 
-const USAGE: &str = "usage: parley-bench <idle|relay|ai|handoff> [--target parley|node] [--compare node] \
-[--duration S] [--connections N] [--procs P] [--sessions S] [--rate R] [--visitors V] [--requests K] \
-[--agents M] [--parley-bin PATH] [--json PATH] [--assert-clean]";
+const USAGE: &str = "usage: parley-bench <idle|relay|overload|ai|handoff> [--target parley|node] [--compare node] \
+[--duration S] [--connections N] [--procs P] [--sessions S] [--rate R] [--find-max] [--max N] [--factor F] \
+[--visitors V] [--requests K] [--agents M] [--parley-bin PATH] [--database-url URL] [--json PATH] [--assert-clean]";
 
 fn parse_args() -> Res<Args> {
     let mut it = std::env::args().skip(1);
     let scenario = it.next().ok_or(USAGE)?;
-    if !["idle", "relay", "ai", "handoff"].contains(&scenario.as_str()) {
+    if !["idle", "relay", "overload", "ai", "handoff"].contains(&scenario.as_str()) {
         return Err(format!("unknown scenario {scenario:?}\n{USAGE}").into());
     }
     let mut a = Args {
@@ -69,6 +82,10 @@ fn parse_args() -> Res<Args> {
         requests: 50,
         agents: 5,
         parley_bin: None,
+        database_url: None,
+        find_max: false,
+        max_rate: None,
+        factor: 5.0,
         json: PathBuf::from(format!("bench-{scenario}.json")),
         assert_clean: false,
         worker: None,
@@ -93,6 +110,10 @@ fn parse_args() -> Res<Args> {
             "--requests" => a.requests = value()?.parse()?,
             "--agents" => a.agents = value()?.parse()?,
             "--parley-bin" => a.parley_bin = Some(PathBuf::from(value()?)),
+            "--database-url" => a.database_url = Some(value()?),
+            "--find-max" => a.find_max = true,
+            "--max" => a.max_rate = Some(value()?.parse()?),
+            "--factor" => a.factor = value()?.parse()?,
             "--json" => a.json = PathBuf::from(value()?),
             "--assert-clean" => a.assert_clean = true,
             "--worker" => a.worker = Some(value()?),
@@ -134,12 +155,16 @@ async fn run() -> Res<bool> {
     println!("parley-bench {}: open-file limit {limit}", args.scenario);
     let mut runs: Vec<Run> = Vec::new();
     let mut clean = true;
+    let parley = ParleyOptions { bin: args.parley_bin.clone(), database_url: args.database_url.clone() };
+    let mut overload = scenario::overload::Shared::default();
     for &t in &args.targets {
-        let server = Server::start(t, args.parley_bin.as_deref()).await?;
+        let server = Server::start(t, &parley).await?;
         println!("{} listening on {}", t.name(), server.base);
         let outcome = match args.scenario.as_str() {
             "idle" => scenario::idle::run(&server, &args).await,
+            "relay" if args.find_max => scenario::find_max::run(&server, &args).await,
             "relay" => scenario::relay::run(&server, &args).await,
+            "overload" => scenario::overload::run(&server, &args, &mut overload).await,
             "ai" => scenario::ai::run(&server, &args).await,
             _ => scenario::handoff::run(&server, &args).await,
         };
@@ -153,6 +178,8 @@ async fn run() -> Res<bool> {
         "duration_secs": args.duration_secs, "connections": args.connections, "procs": args.procs,
         "sessions": args.sessions, "rate": args.rate, "visitors": args.visitors,
         "requests": args.requests, "agents": args.agents, "open_file_limit": limit,
+        "find_max": args.find_max, "max": args.max_rate, "factor": args.factor,
+        "database": if args.database_url.is_some() { "postgres" } else { "sqlite" },
     });
     std::fs::write(&args.json, serde_json::to_string_pretty(&report::to_json(&args.scenario, &settings, &runs))?)?;
     println!("\nJSON written to {}", args.json.display());

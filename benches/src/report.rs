@@ -36,11 +36,17 @@ impl Latencies {
 pub struct Run {
     pub target: String,
     pub figures: Map<String, Value>,
+    /// Written to the JSON report only (series too long for the table).
+    pub details: Map<String, Value>,
 }
 
 impl Run {
     pub fn new(target: &str) -> Run {
-        Run { target: target.into(), figures: Map::new() }
+        Run { target: target.into(), figures: Map::new(), details: Map::new() }
+    }
+
+    pub fn detail(&mut self, key: &str, value: impl Into<Value>) {
+        self.details.insert(key.into(), value.into());
     }
 
     pub fn set(&mut self, key: &str, value: impl Into<Value>) {
@@ -132,6 +138,6 @@ pub fn to_json(scenario: &str, args: &Value, runs: &[Run]) -> Value {
     json!({
         "scenario": scenario,
         "args": args,
-        "runs": runs.iter().map(|r| json!({"target": r.target, "figures": r.figures})).collect::<Vec<_>>(),
+        "runs": runs.iter().map(|r| json!({"target": r.target, "figures": r.figures, "details": r.details})).collect::<Vec<_>>(),
     })
 }

@@ -33,6 +33,16 @@ impl Target {
     }
 }
 
+/// How to run Parley.
+#[derive(Debug, Clone, Default)]
+pub struct ParleyOptions {
+    /// The binary (`--parley-bin`); else the release build, else the debug build.
+    pub bin: Option<PathBuf>,
+    /// `--database-url postgres://user@host:port`: run on a fresh PostgreSQL database made on
+    /// that server for this run (and dropped after); else embedded SQLite in a temporary dir.
+    pub database_url: Option<String>,
+}
+
 /// A running server.
 pub struct Server {
     pub target: Target,
@@ -40,6 +50,38 @@ pub struct Server {
     child: Child,
     pid: u32,
     _data_dir: Option<TempDir>,
+    database: Option<ScratchDatabase>,
+}
+
+/// A PostgreSQL database made for one run, dropped by [`Server::stop`].
+struct ScratchDatabase {
+    admin_url: String,
+    name: String,
+}
+
+impl ScratchDatabase {
+    /// `postgres://user@host:port[/db]` → a new empty database on that server, through `psql`.
+    fn create(server_url: &str) -> Res<(ScratchDatabase, String)> {
+        let rest = server_url.strip_prefix("postgres://").or_else(|| server_url.strip_prefix("postgresql://")).ok_or("--database-url must start with postgres://")?;
+        let authority = rest.split('/').next().unwrap_or_default();
+        let admin_url = format!("postgres://{authority}/postgres");
+        let name = format!("parley_bench_{}_{}", std::process::id(), unique() % 1_000_000_000);
+        psql(&admin_url, &format!("create database {name}"))?;
+        let url = format!("postgres://{authority}/{name}");
+        Ok((ScratchDatabase { admin_url, name }, url))
+    }
+
+    fn drop_now(&self) {
+        let _ = psql(&self.admin_url, &format!("drop database if exists {} with (force)", self.name));
+    }
+}
+
+fn psql(url: &str, sql: &str) -> Res<()> {
+    let out = std::process::Command::new("psql").arg(url).arg("-qc").arg(sql).output().map_err(|e| format!("psql: {e} (is the PostgreSQL client installed?)"))?;
+    if !out.status.success() {
+        return Err(format!("psql {sql:?}: {}", String::from_utf8_lossy(&out.stderr).trim()).into());
+    }
+    Ok(())
 }
 
 /// A directory removed when dropped.
@@ -71,10 +113,11 @@ pub fn parley_binary(explicit: Option<&Path>) -> Res<PathBuf> {
 }
 
 impl Server {
-    pub async fn start(target: Target, parley_bin: Option<&Path>) -> Res<Server> {
+    pub async fn start(target: Target, parley: &ParleyOptions) -> Res<Server> {
+        let mut database = None;
         let (mut cmd, data_dir) = match target {
             Target::Parley => {
-                let bin = parley_binary(parley_bin)?;
+                let bin = parley_binary(parley.bin.as_deref())?;
                 let dir = std::env::temp_dir().join(format!("parley-bench-{}-{}", std::process::id(), unique()));
                 std::fs::create_dir_all(&dir)?;
                 let mut cmd = Command::new(bin);
@@ -90,6 +133,11 @@ impl Server {
                     .env("PARLEY_REALTIME_MAX_CONNECTIONS", "0")
                     .env("PARLEY_REALTIME_SOCKET_EVENTS_PER_SEC", "0")
                     .env("PARLEY_LOG", std::env::var("PARLEY_LOG").unwrap_or_else(|_| "warn".into()));
+                if let Some(server_url) = &parley.database_url {
+                    let (db, url) = ScratchDatabase::create(server_url)?;
+                    cmd.env("PARLEY_DATABASE_URL", url);
+                    database = Some(db);
+                }
                 (cmd, Some(TempDir(dir)))
             }
             Target::Node => {
@@ -129,7 +177,7 @@ impl Server {
                 eprintln!("[{name}] {line}");
             }
         });
-        Ok(Server { target, base, child, pid, _data_dir: data_dir })
+        Ok(Server { target, base, child, pid, _data_dir: data_dir, database })
     }
 
     pub fn usage(&self) -> Usage {
@@ -142,6 +190,9 @@ impl Server {
         }
         let _ = tokio::time::timeout(Duration::from_secs(10), self.child.wait()).await;
         let _ = self.child.kill().await;
+        if let Some(db) = &self.database {
+            db.drop_now();
+        }
     }
 }
 

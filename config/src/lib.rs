@@ -35,6 +35,8 @@ pub struct Settings {
     pub database_url: String,
     pub database_pool_size: usize,
     pub public_url: String,
+    /// HTTP worker threads (each an event loop serving connections); 0 = one per core but one.
+    pub workers: usize,
     pub auth: AuthSettings,
     pub oauth: OAuthSettings,
     pub billing: BillingSettings,
@@ -123,6 +125,9 @@ pub struct RealtimeSettings {
     pub visitor_messages_per_minute: usize,
     /// Events kept for connection state recovery (socket.io 4.6 semantics), at most.
     pub recovery_max_packets: usize,
+    /// Threads of their own for the live session actors; 0 = each runs on the HTTP worker
+    /// thread that started it, next to its connections (no thread hop per message).
+    pub arbiters: usize,
 }
 
 #[derive(Debug, Clone, Deserialize)]

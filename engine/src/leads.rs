@@ -1,7 +1,9 @@
-//! Lead scoring: how promising a visitor who left their details is, 0–100. Ways to reach them
-//! count most (an email above all), then how engaged the conversation was.
+//! Leads from conversations: capturing a visitor's details as their bot's lead, and scoring how
+//! promising they are, 0–100. Ways to reach them count most (an email above all), then how
+//! engaged the conversation was.
 
 use parley_store::chat::CustomerInfo;
+use parley_store::{Store, StoreResult};
 
 const EMAIL: i32 = 35;
 const PHONE: i32 = 20;
@@ -22,6 +24,25 @@ pub fn score(info: &CustomerInfo, messages: i32) -> i32 {
         .map(|(_, points)| points)
         .sum::<i32>();
     (contact + (messages.max(0) * PER_MESSAGE).min(ENGAGEMENT_CAP)).clamp(0, 100)
+}
+
+/// Saves the visitor's details as the bot's lead for this conversation, scored on everything
+/// known of the person (details given earlier included).
+pub async fn capture(store: &Store, bot_id: &str, session_id: &str, info: &CustomerInfo) -> StoreResult<()> {
+    let messages = store.session(session_id).await?.map(|s| s.message_count).unwrap_or(0);
+    let known = store.lead_for_session(bot_id, session_id).await?;
+    let or_known = |given: &Option<String>, old: Option<String>| given.clone().filter(|v| !v.trim().is_empty()).or(old);
+    let merged = match known {
+        Some(l) => CustomerInfo {
+            name: or_known(&info.name, l.name),
+            email: or_known(&info.email, l.email),
+            phone: or_known(&info.phone, l.phone),
+            company: or_known(&info.company, l.company),
+        },
+        None => info.clone(),
+    };
+    store.capture_lead(bot_id, Some(session_id), info, score(&merged, messages)).await?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use actix_web::web;
 use parley_config::RealtimeSettings;
-use parley_engine::chat::{events, Connection, EngineError, Outgoing, ServerEvent, Sink, VisitorMessage, Who};
+use parley_engine::chat::{events, Connection, EngineError, Outgoing, ServerEvent, Sink, VisitorMessage, Who, BUSY};
 use parley_store::chat::{CustomerInfo, SessionFilter};
 use serde_json::{json, Value};
 
@@ -73,22 +73,34 @@ impl SocketGuard {
         }
     }
 
-    /// Admits an event, or says it must be refused (and whether the socket should go).
-    fn admit(&self) -> Result<(), bool> {
-        let in_flight = self.in_flight.fetch_add(1, Ordering::AcqRel);
-        let within_rate = crate::realtime_lock(&self.bucket).take();
-        if in_flight >= self.max_in_flight || !within_rate {
-            self.in_flight.fetch_sub(1, Ordering::AcqRel);
+    /// Admits an event, or says why not. Only going over the rate counts towards a disconnect:
+    /// a full in-flight allowance is the server being slow (backpressure), not the client
+    /// misbehaving, so it is answered "busy" and the client retries.
+    fn admit(&self) -> Result<(), Refusal> {
+        if !crate::realtime_lock(&self.bucket).take() {
             let refusals = self.refusals.fetch_add(1, Ordering::AcqRel) + 1;
-            return Err(refusals >= self.max_refusals);
+            return Err(Refusal::TooFast { disconnect: refusals == self.max_refusals });
         }
         self.refusals.store(0, Ordering::Release);
+        if self.in_flight.fetch_add(1, Ordering::AcqRel) >= self.max_in_flight {
+            self.in_flight.fetch_sub(1, Ordering::AcqRel);
+            return Err(Refusal::Busy);
+        }
         Ok(())
     }
 }
 
+/// Why an event was not admitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refusal {
+    /// Over the socket's rate; `disconnect` once it has gone on for `max_refusals` in a row.
+    TooFast { disconnect: bool },
+    /// Too many of the socket's events are being handled already.
+    Busy,
+}
+
 impl Live {
-    fn admit(self: &Arc<Self>) -> Result<Ticket, bool> {
+    fn admit(self: &Arc<Self>) -> Result<Ticket, Refusal> {
         self.guard.admit().map(|()| Ticket(self.clone()))
     }
 }
@@ -152,7 +164,8 @@ async fn on_connect(state: web::Data<AppState>, socket: Socket, auth: Value) -> 
         async move {
             let ticket = match admitted {
                 Ok(ticket) => ticket,
-                Err(disconnect) => {
+                Err(Refusal::Busy) => return refuse(&socket, ack, BUSY),
+                Err(Refusal::TooFast { disconnect }) => {
                     refuse(&socket, ack, TOO_FAST);
                     if disconnect {
                         tracing::warn!(socket = socket.id(), "disconnecting a socket that kept sending too fast");

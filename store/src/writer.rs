@@ -9,7 +9,12 @@
 //! multi-row insert and its share of one counter update per session per batch.
 //!
 //! SQLite: a dedicated thread owns a plain (synchronous) connection, so a batch is one hop, not
-//! one per statement. PostgreSQL: a task on the runtime with a pooled connection.
+//! one per statement. It never checkpoints the WAL itself (a checkpoint copies pages and syncs
+//! the file: milliseconds a queued message would wait); a second thread does, every
+//! `CHECKPOINT_EVERY`, beside it. PostgreSQL: a task on the runtime with a pooled connection.
+//!
+//! Message ids are time-ordered (UUIDv7), so the primary-key index grows at its end instead of
+//! touching a random page per message.
 //!
 //! A full queue refuses at once (`StoreError::Busy`) instead of growing: the caller tells its
 //! client to retry. A batch that fails as a whole (a constraint, a vanished session) is retried
@@ -23,7 +28,12 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::chat::{NewMessage, Role};
 use crate::models::ChatMessage;
-use crate::{new_id, time, StoreError, StoreResult};
+use crate::{time, StoreError, StoreResult};
+
+/// A new message id: time-ordered, so consecutive inserts share index pages.
+fn new_message_id() -> String {
+    uuid::Uuid::now_v7().to_string()
+}
 
 /// What a full queue answers.
 pub const BUSY: &str = "Server busy, please retry";
@@ -84,7 +94,7 @@ fn shown(role: Role) -> bool {
 
 fn row(session_id: &str, seq: i64, new: &NewMessage, now: NaiveDateTime) -> StoreResult<ChatMessage> {
     Ok(ChatMessage {
-        id: new_id(),
+        id: new_message_id(),
         session_id: session_id.to_string(),
         seq,
         role: new.role.as_str().to_string(),
@@ -155,16 +165,69 @@ pub(crate) mod sqlite {
     use diesel::connection::SimpleConnection;
     use diesel::prelude::*;
 
-    /// Starts the writer thread on the database at `path`.
+    /// How often the checkpoint thread moves the WAL's pages into the database file.
+    const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
+
+    /// Starts the writer thread on the database at `path`, and its checkpoint thread.
     pub(crate) fn start(path: PathBuf, pragmas: &'static str, capacity: usize, turn: std::sync::Arc<tokio::sync::Mutex<()>>) -> StoreResult<Writer> {
-        let mut conn = SqliteConnection::establish(&path.to_string_lossy()).map_err(|e| StoreError::Connection(e.to_string()))?;
-        conn.batch_execute(pragmas)?;
+        let open = |path: &PathBuf| -> StoreResult<SqliteConnection> {
+            let mut conn = SqliteConnection::establish(&path.to_string_lossy()).map_err(|e| StoreError::Connection(e.to_string()))?;
+            conn.batch_execute(pragmas)?;
+            conn.batch_execute("PRAGMA wal_autocheckpoint = 0;")?;
+            Ok(conn)
+        };
+        let conn = open(&path)?;
+        let checkpointer = open(&path)?;
         let (tx, rx) = mpsc::channel(capacity.max(1));
+        // The checkpoint thread stops when the writer thread ends (it drops `alive`).
+        let (alive, writer_gone) = std::sync::mpsc::channel::<()>();
         std::thread::Builder::new()
             .name("parley-writer".into())
-            .spawn(move || run(conn, rx, turn))
+            .spawn(move || {
+                run(conn, rx, turn);
+                drop(alive);
+            })
             .map_err(|e| StoreError::Connection(format!("message writer: {e}")))?;
+        std::thread::Builder::new()
+            .name("parley-checkpoint".into())
+            .spawn(move || checkpoint_until(checkpointer, &writer_gone))
+            .map_err(|e| StoreError::Connection(format!("checkpoint thread: {e}")))?;
         Ok(Writer { tx })
+    }
+
+    /// Past this many frames (about 256 MB) the checkpoint stops being polite: under load with
+    /// no pause a passive one never catches the WAL's end, so the file would only grow.
+    const WAL_FRAMES_RESTART: i64 = 65_536;
+
+    #[derive(QueryableByName)]
+    struct CheckpointResult {
+        #[diesel(sql_type = diesel::sql_types::Integer)]
+        busy: i32,
+        /// Frames in the WAL.
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        log: i64,
+    }
+
+    /// A passive checkpoint every `CHECKPOINT_EVERY`: it copies what no reader still needs and
+    /// never blocks the writer; the WAL starts over once a checkpoint has copied everything.
+    /// When the WAL has grown past `WAL_FRAMES_RESTART` anyway, one RESTART checkpoint (it
+    /// waits for the writer's current transaction, copies everything and starts the WAL over).
+    fn checkpoint_until(mut conn: SqliteConnection, writer_gone: &std::sync::mpsc::Receiver<()>) {
+        while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = writer_gone.recv_timeout(CHECKPOINT_EVERY) {
+            let passive = diesel::sql_query("PRAGMA wal_checkpoint(PASSIVE)").load::<CheckpointResult>(&mut conn);
+            let too_long = match passive {
+                Ok(rows) => rows.first().is_some_and(|r| r.busy == 0 && r.log > WAL_FRAMES_RESTART),
+                Err(e) => {
+                    tracing::warn!("WAL checkpoint: {e}");
+                    false
+                }
+            };
+            if too_long {
+                if let Err(e) = conn.batch_execute("PRAGMA wal_checkpoint(RESTART);") {
+                    tracing::warn!("WAL checkpoint (restart): {e}");
+                }
+            }
+        }
     }
 
     fn run(mut conn: SqliteConnection, mut rx: mpsc::Receiver<Job>, turn: std::sync::Arc<tokio::sync::Mutex<()>>) {
@@ -257,7 +320,7 @@ pub(crate) mod sqlite {
 
 pub(crate) mod postgres {
     use super::*;
-    use crate::schema::{chat_messages, chat_sessions};
+    use crate::schema::chat_messages;
     use diesel::prelude::*;
     use diesel_async::pooled_connection::deadpool::Pool;
     use diesel_async::scoped_futures::ScopedFutureExt as _;
@@ -331,23 +394,23 @@ pub(crate) mod postgres {
                         }
                     }
                     let plan = plan(jobs, seqs, now)?;
-                    for bump in &plan.bumps {
-                        let updated = match &bump.last {
-                            Some(last) => {
-                                diesel::update(chat_sessions::table.find(bump.session_id))
-                                    .set((
-                                        chat_sessions::message_count.eq(chat_sessions::message_count + bump.shown),
-                                        chat_sessions::last_message.eq(last),
-                                        chat_sessions::updated_at.eq(now),
-                                    ))
-                                    .execute(conn)
-                                    .await?
-                            }
-                            None => diesel::update(chat_sessions::table.find(bump.session_id)).set(chat_sessions::updated_at.eq(now)).execute(conn).await?,
-                        };
-                        if updated == 0 {
-                            return Err(StoreError::NotFound);
-                        }
+                    // Every session of the batch in one statement (not one round trip each).
+                    let ids: Vec<&str> = plan.bumps.iter().map(|b| b.session_id).collect();
+                    let shown: Vec<i32> = plan.bumps.iter().map(|b| b.shown).collect();
+                    let lasts: Vec<Option<&str>> = plan.bumps.iter().map(|b| b.last.as_deref()).collect();
+                    let updated = diesel::sql_query(
+                        "UPDATE chat_sessions AS s SET message_count = s.message_count + v.shown, \
+                         last_message = COALESCE(v.last, s.last_message), updated_at = $4 \
+                         FROM unnest($1::text[], $2::int4[], $3::text[]) AS v(id, shown, last) WHERE s.id = v.id",
+                    )
+                    .bind::<diesel::sql_types::Array<diesel::sql_types::Text>, _>(&ids)
+                    .bind::<diesel::sql_types::Array<diesel::sql_types::Integer>, _>(&shown)
+                    .bind::<diesel::sql_types::Array<diesel::sql_types::Nullable<diesel::sql_types::Text>>, _>(&lasts)
+                    .bind::<diesel::sql_types::Timestamp, _>(now)
+                    .execute(conn)
+                    .await?;
+                    if updated != plan.bumps.len() {
+                        return Err(StoreError::NotFound);
                     }
                     diesel::insert_into(chat_messages::table).values(&plan.rows).execute(conn).await?;
                     Ok(plan.rows)

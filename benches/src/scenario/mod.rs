@@ -2,8 +2,10 @@
 //! with real Socket.IO clients and returns its figures.
 
 pub mod ai;
+pub mod find_max;
 pub mod handoff;
 pub mod idle;
+pub mod overload;
 pub mod relay;
 
 use std::time::Duration;

@@ -3,32 +3,24 @@
 //! conditional update picks the winner, the others are told `session-taken`.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actix::prelude::*;
 use parley_store::chat::SessionFilter;
 use parley_store::Store;
-use tokio::sync::oneshot;
 
-use super::engine::{ConnId, EngineError};
-use super::events::{session_view, Outgoing, ServerEvent, Sink};
-use super::registry::Registry;
-use super::session::AgentAssigned;
+use super::events::{session_view, Outgoing, ServerEvent};
+use super::messages::{AgentAssigned, AgentOffline, AgentOnline, AgentStatus, ListAgents, OnlineAgent, Take, TakeOutcome, ToAgents};
+use super::peers::Peers;
+use super::types::{ConnId, EngineError};
 
-#[derive(Clone)]
-pub struct OnlineAgent {
-    pub user_id: String,
-    pub name: String,
-    pub status: String,
-    pub can_take: bool,
-    pub sink: std::sync::Arc<dyn Sink>,
-}
 
 pub struct BotActor {
     bot_id: String,
     instance: u64,
     store: Store,
-    registry: Registry,
+    peers: Arc<dyn Peers>,
     agents: HashMap<ConnId, OnlineAgent>,
     last_activity: Instant,
 }
@@ -37,8 +29,8 @@ const IDLE_CHECK: Duration = Duration::from_secs(30);
 const IDLE_AFTER: Duration = Duration::from_secs(300);
 
 impl BotActor {
-    pub fn new(bot_id: &str, instance: u64, store: Store, registry: Registry) -> Self {
-        BotActor { bot_id: bot_id.to_string(), instance, store, registry, agents: HashMap::new(), last_activity: Instant::now() }
+    pub fn new(bot_id: &str, instance: u64, store: Store, peers: Arc<dyn Peers>) -> Self {
+        BotActor { bot_id: bot_id.to_string(), instance, store, peers, agents: HashMap::new(), last_activity: Instant::now() }
     }
 
     fn tell_all(&self, event: &ServerEvent) {
@@ -61,21 +53,17 @@ impl Actor for BotActor {
 
     fn started(&mut self, ctx: &mut Self::Context) {
         ctx.run_interval(IDLE_CHECK, |act, ctx| {
-            if act.agents.is_empty() && act.last_activity.elapsed() > IDLE_AFTER && act.registry.retire_bot(&act.bot_id, act.instance) {
+            if act.agents.is_empty() && act.last_activity.elapsed() > IDLE_AFTER && act.peers.retire_bot(&act.bot_id, act.instance) {
                 ctx.stop();
             }
         });
     }
 
     fn stopped(&mut self, _: &mut Self::Context) {
-        self.registry.retire_bot(&self.bot_id, self.instance);
+        self.peers.retire_bot(&self.bot_id, self.instance);
     }
 }
 
-/// Something every online agent of the bot should hear.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct ToAgents(pub ServerEvent);
 
 impl Handler<ToAgents> for BotActor {
     type Result = ();
@@ -86,12 +74,6 @@ impl Handler<ToAgents> for BotActor {
     }
 }
 
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct AgentOnline {
-    pub conn: ConnId,
-    pub agent: OnlineAgent,
-}
 
 impl Handler<AgentOnline> for BotActor {
     type Result = ();
@@ -102,9 +84,6 @@ impl Handler<AgentOnline> for BotActor {
     }
 }
 
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct AgentOffline(pub ConnId);
 
 impl Handler<AgentOffline> for BotActor {
     type Result = ();
@@ -114,12 +93,6 @@ impl Handler<AgentOffline> for BotActor {
     }
 }
 
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct AgentStatus {
-    pub conn: ConnId,
-    pub status: String,
-}
 
 impl Handler<AgentStatus> for BotActor {
     type Result = ();
@@ -131,41 +104,8 @@ impl Handler<AgentStatus> for BotActor {
     }
 }
 
-/// Online agents who may take sessions: (user id, name, status).
-#[derive(Message)]
-#[rtype(result = "Vec<(String, String, String)>")]
-pub struct ListAgents;
 
-impl Handler<ListAgents> for BotActor {
-    type Result = Vec<(String, String, String)>;
 
-    fn handle(&mut self, _: ListAgents, _: &mut Self::Context) -> Self::Result {
-        let mut seen = Vec::new();
-        for agent in self.agents.values().filter(|a| a.can_take) {
-            if !seen.iter().any(|(id, _, _): &(String, String, String)| id == &agent.user_id) {
-                seen.push((agent.user_id.clone(), agent.name.clone(), agent.status.clone()));
-            }
-        }
-        seen
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct TakeOutcome {
-    pub won: bool,
-    pub session: serde_json::Value,
-}
-
-/// An agent asks for a session. Handled one at a time per bot, and decided by the store's
-/// conditional update, so exactly one of any number of racing agents wins.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct Take {
-    pub session_id: String,
-    pub agent_id: String,
-    pub agent_name: String,
-    pub reply: oneshot::Sender<Result<TakeOutcome, EngineError>>,
-}
 
 impl Handler<Take> for BotActor {
     type Result = ();
@@ -192,15 +132,9 @@ impl Handler<Take> for BotActor {
                 if won {
                     act.tell_all(&ServerEvent::SessionTaken { session_id: msg.session_id.clone(), agent_id: taken_by, agent_name: taken_name });
                     act.tell_user(&msg.agent_id, &ServerEvent::SessionAssigned { session_id: msg.session_id.clone(), session: view.clone() });
-                    let registry = act.registry.clone();
-                    let session_id = msg.session_id.clone();
                     let note = format!("{} joined the conversation", msg.agent_name);
                     let assigned = AgentAssigned { agent_id: msg.agent_id.clone(), agent_name: msg.agent_name.clone(), note };
-                    actix::spawn(async move {
-                        if let Ok((addr, _)) = registry.session(&session_id).await {
-                            addr.do_send(assigned);
-                        }
-                    });
+                    act.peers.assign_agent(msg.session_id.clone(), assigned);
                 } else {
                     // The loser's queue drops the entry too: someone else has it.
                     act.tell_user(&msg.agent_id, &ServerEvent::SessionTaken { session_id: msg.session_id.clone(), agent_id: taken_by, agent_name: taken_name });
@@ -208,6 +142,20 @@ impl Handler<Take> for BotActor {
                 let _ = msg.reply.send(Ok(TakeOutcome { won, session: view }));
             }
         }));
+    }
+}
+
+impl Handler<ListAgents> for BotActor {
+    type Result = Vec<(String, String, String)>;
+
+    fn handle(&mut self, _: ListAgents, _: &mut Self::Context) -> Self::Result {
+        let mut seen = Vec::new();
+        for agent in self.agents.values().filter(|a| a.can_take) {
+            if !seen.iter().any(|(id, _, _): &(String, String, String)| id == &agent.user_id) {
+                seen.push((agent.user_id.clone(), agent.name.clone(), agent.status.clone()));
+            }
+        }
+        seen
     }
 }
 

@@ -1,18 +1,23 @@
 //! Live chat: an actor per session (its state machine and turn queue), an actor per bot (its
 //! online agents and the take decisions), a registry that starts and forgets them, and the
-//! `Engine` handle the transports call.
+//! `Engine` handle the transports call (`service.rs`). The actors know each other only through
+//! `messages.rs` and the `Peers` trait, which the registry implements.
 
 pub mod bot;
 pub mod brain;
 pub mod directory;
-pub mod engine;
 pub mod events;
+pub mod messages;
+pub mod peers;
 pub mod registry;
+pub mod service;
 pub mod session;
+pub mod types;
 
 pub use brain::{BotReply, Brain, BrainError, ReplyRequest};
 pub use directory::BotInfo;
-pub use engine::{ConnId, Connection, Engine, EngineError, EngineSettings, TurnOutcome, VisitorMessage, Who, AGENT_TEXT_CHARS, BUSY};
+pub use service::Engine;
+pub use types::{ConnId, Connection, EngineError, EngineSettings, TurnOutcome, VisitorMessage, Who, AGENT_TEXT_CHARS, BUSY};
 pub use events::{Outgoing, ServerEvent, Sink};
 
 /// The bubble a visitor sees when a reply could not be made (spec 2 §8).

@@ -1,6 +1,7 @@
 //! The registry: which session and bot actors are alive, starting them on demand (a session
-//! reloads from the store) and forgetting them when they retire. Session actors are spread over
-//! a few arbiters so one busy thread does not hold every conversation.
+//! reloads from the store) and forgetting them when they retire. Actors run either on dedicated
+//! arbiters (round robin) or, with none configured, on the arbiter of the thread that asked for
+//! them: the HTTP worker holding the connection, so its messages need no thread hop.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -12,8 +13,11 @@ use parley_store::Store;
 
 use super::bot::BotActor;
 use super::brain::Brain;
-use super::engine::EngineError;
+use super::events::ServerEvent;
+use super::messages::{AgentAssigned, ToAgents};
+use super::peers::Peers;
 use super::session::SessionActor;
+use super::types::EngineError;
 
 /// A running session actor: its instance number, address and bot.
 struct Running {
@@ -33,6 +37,8 @@ pub struct Registry {
     store: Store,
     brain: Arc<dyn Brain>,
     arbiters: Arc<Vec<ArbiterHandle>>,
+    /// Where actors start when there are no dedicated arbiters and the caller is not on one.
+    spare: Option<ArbiterHandle>,
     next_arbiter: Arc<AtomicUsize>,
     next_instance: Arc<AtomicU64>,
     reply_timeout: Duration,
@@ -40,12 +46,13 @@ pub struct Registry {
 }
 
 impl Registry {
-    pub fn new(store: Store, brain: Arc<dyn Brain>, arbiters: Vec<ArbiterHandle>, reply_timeout: Duration, mailbox: usize) -> Registry {
+    pub fn new(store: Store, brain: Arc<dyn Brain>, arbiters: Vec<ArbiterHandle>, spare: Option<ArbiterHandle>, reply_timeout: Duration, mailbox: usize) -> Registry {
         Registry {
             inner: Arc::new(Mutex::new(Inner { sessions: HashMap::new(), bots: HashMap::new() })),
             store,
             brain,
             arbiters: Arc::new(arbiters),
+            spare,
             next_arbiter: Arc::new(AtomicUsize::new(0)),
             next_instance: Arc::new(AtomicU64::new(1)),
             reply_timeout,
@@ -59,9 +66,13 @@ impl Registry {
         self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// Where a new actor starts; `None` = here, on the caller's arbiter.
     fn arbiter(&self) -> Option<ArbiterHandle> {
         if self.arbiters.is_empty() {
-            return None;
+            return match Arbiter::try_current() {
+                Some(_) => None,
+                None => self.spare.clone(),
+            };
         }
         let i = self.next_arbiter.fetch_add(1, Ordering::Relaxed) % self.arbiters.len();
         self.arbiters.get(i).cloned()
@@ -83,7 +94,7 @@ impl Registry {
         let (store, brain, registry, timeout, mailbox) = (self.store.clone(), self.brain.clone(), self.clone(), self.reply_timeout, self.mailbox);
         let make = move |ctx: &mut Context<SessionActor>| {
             ctx.set_mailbox_capacity(mailbox);
-            SessionActor::new(&row, instance, store, brain, registry, timeout)
+            SessionActor::new(&row, instance, store, brain, Arc::new(registry), timeout)
         };
         let addr = match self.arbiter() {
             Some(arbiter) => SessionActor::start_in_arbiter(&arbiter, make),
@@ -112,7 +123,7 @@ impl Registry {
         }
         let instance = self.next_instance.fetch_add(1, Ordering::Relaxed);
         let (store, registry, id) = (self.store.clone(), self.clone(), bot_id.to_string());
-        let make = move |_: &mut Context<BotActor>| BotActor::new(&id, instance, store, registry);
+        let make = move |_: &mut Context<BotActor>| BotActor::new(&id, instance, store, Arc::new(registry));
         let addr = match self.arbiter() {
             Some(arbiter) => BotActor::start_in_arbiter(&arbiter, make),
             None => BotActor::create(make),
@@ -121,8 +132,7 @@ impl Registry {
         addr
     }
 
-    /// Forgets a session actor if `instance` is still the registered one; true if it was.
-    pub fn retire_session(&self, id: &str, instance: u64) -> bool {
+    fn forget_session(&self, id: &str, instance: u64) -> bool {
         let mut inner = self.lock();
         match inner.sessions.get(id) {
             Some(running) if running.instance == instance => {
@@ -133,7 +143,7 @@ impl Registry {
         }
     }
 
-    pub fn retire_bot(&self, id: &str, instance: u64) -> bool {
+    fn forget_bot(&self, id: &str, instance: u64) -> bool {
         let mut inner = self.lock();
         match inner.bots.get(id) {
             Some((i, _)) if *i == instance => {
@@ -154,5 +164,28 @@ impl Registry {
 
     pub fn live_sessions(&self) -> usize {
         self.lock().sessions.len()
+    }
+}
+
+impl Peers for Registry {
+    fn tell_bot_agents(&self, bot_id: &str, event: ServerEvent) {
+        self.bot(bot_id).do_send(ToAgents(event));
+    }
+
+    fn assign_agent(&self, session_id: String, assigned: AgentAssigned) {
+        let registry = self.clone();
+        actix::spawn(async move {
+            if let Ok((addr, _)) = registry.session(&session_id).await {
+                addr.do_send(assigned);
+            }
+        });
+    }
+
+    fn retire_session(&self, id: &str, instance: u64) -> bool {
+        self.forget_session(id, instance)
+    }
+
+    fn retire_bot(&self, id: &str, instance: u64) -> bool {
+        self.forget_bot(id, instance)
     }
 }

@@ -21,9 +21,10 @@ use parley_store::Store;
 use tokio::sync::oneshot;
 
 use super::brain::{Brain, ReplyRequest};
-use super::engine::{ConnId, EngineError, TurnOutcome};
-use super::events::{message_view, session_view, Outgoing, ServerEvent, Sink};
-use super::registry::Registry;
+use super::events::{message_view, session_view, Outgoing, ServerEvent};
+use super::messages::{AgentAssigned, AgentSays, Join, Leave, Member, Reload, RequestSupport, Resolve, Tell, Typing, VisitorSays};
+use super::peers::Peers;
+use super::types::{ConnId, EngineError, TurnOutcome};
 use super::ERROR_REPLY;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,12 +49,6 @@ impl Mode {
     }
 }
 
-#[derive(Clone)]
-pub struct Member {
-    pub sink: Arc<dyn Sink>,
-    /// `None` for the visitor; the user id for an agent or team member.
-    pub user_id: Option<String>,
-}
 
 struct PendingTurn {
     question: String,
@@ -83,7 +78,7 @@ pub struct SessionActor {
     instance: u64,
     store: Store,
     brain: Arc<dyn Brain>,
-    registry: Registry,
+    peers: Arc<dyn Peers>,
     mode: Mode,
     members: HashMap<ConnId, Member>,
     turns: VecDeque<PendingTurn>,
@@ -100,14 +95,14 @@ const IDLE_CHECK: Duration = Duration::from_secs(30);
 const IDLE_AFTER: Duration = Duration::from_secs(300);
 
 impl SessionActor {
-    pub fn new(session: &ChatSession, instance: u64, store: Store, brain: Arc<dyn Brain>, registry: Registry, reply_timeout: Duration) -> Self {
+    pub fn new(session: &ChatSession, instance: u64, store: Store, brain: Arc<dyn Brain>, peers: Arc<dyn Peers>, reply_timeout: Duration) -> Self {
         SessionActor {
             id: session.id.clone(),
             bot_id: session.bot_id.clone(),
             instance,
             store,
             brain,
-            registry,
+            peers,
             mode: Mode::of(session),
             members: HashMap::new(),
             turns: VecDeque::new(),
@@ -162,7 +157,7 @@ impl SessionActor {
 
     /// Tells every online agent of the bot (their dashboards list and preview sessions).
     fn to_bot_agents(&self, event: ServerEvent) {
-        self.registry.bot(&self.bot_id).do_send(super::bot::ToAgents(event));
+        self.peers.tell_bot_agents(&self.bot_id, event);
     }
 
     fn run_next_turn(&mut self, ctx: &mut Context<Self>) {
@@ -274,27 +269,17 @@ impl Actor for SessionActor {
     fn started(&mut self, ctx: &mut Self::Context) {
         ctx.run_interval(IDLE_CHECK, |act, ctx| {
             let idle = act.members.is_empty() && !act.busy && act.turns.is_empty() && !act.draining && act.last_activity.elapsed() > IDLE_AFTER;
-            if idle && act.registry.retire_session(&act.id, act.instance) {
+            if idle && act.peers.retire_session(&act.id, act.instance) {
                 ctx.stop();
             }
         });
     }
 
     fn stopped(&mut self, _: &mut Self::Context) {
-        self.registry.retire_session(&self.id, self.instance);
+        self.peers.retire_session(&self.id, self.instance);
     }
 }
 
-/// A visitor's message. Answered when the turn is over (with the AI's reply, or at once when an
-/// agent has the conversation).
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct VisitorSays {
-    pub text: String,
-    /// Answer as soon as the message is saved (the live channel), not after the bot's reply.
-    pub ack_on_save: bool,
-    pub reply: oneshot::Sender<Result<TurnOutcome, EngineError>>,
-}
 
 impl Handler<VisitorSays> for SessionActor {
     type Result = ();
@@ -336,12 +321,6 @@ impl Handler<Delta> for SessionActor {
     }
 }
 
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct Join {
-    pub conn: ConnId,
-    pub member: Member,
-}
 
 impl Handler<Join> for SessionActor {
     type Result = ();
@@ -353,9 +332,6 @@ impl Handler<Join> for SessionActor {
     }
 }
 
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct Leave(pub ConnId);
 
 impl Handler<Leave> for SessionActor {
     type Result = ();
@@ -365,16 +341,6 @@ impl Handler<Leave> for SessionActor {
     }
 }
 
-/// The visitor asks for a human. Saved first (the session row and a system note), then the
-/// visitor hears `support-requested` and the bot's agents `support-request`.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct RequestSupport {
-    pub message: String,
-    pub info: parley_store::chat::CustomerInfo,
-    pub handover_message: String,
-    pub reply: oneshot::Sender<Result<serde_json::Value, EngineError>>,
-}
 
 impl Handler<RequestSupport> for SessionActor {
     type Result = ();
@@ -420,14 +386,6 @@ impl Handler<RequestSupport> for SessionActor {
     }
 }
 
-/// The bot actor decided this agent won the take: note it, tell the visitor.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct AgentAssigned {
-    pub agent_id: String,
-    pub agent_name: String,
-    pub note: String,
-}
 
 impl Handler<AgentAssigned> for SessionActor {
     type Result = ();
@@ -445,13 +403,6 @@ impl Handler<AgentAssigned> for SessionActor {
     }
 }
 
-/// A message from an agent (or a system note), saved then shown to the session.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct AgentSays {
-    pub message: NewMessage,
-    pub reply: oneshot::Sender<Result<serde_json::Value, EngineError>>,
-}
 
 impl Handler<AgentSays> for SessionActor {
     type Result = ();
@@ -462,12 +413,6 @@ impl Handler<AgentSays> for SessionActor {
     }
 }
 
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct Typing {
-    pub from_visitor: bool,
-    pub is_typing: bool,
-}
 
 impl Handler<Typing> for SessionActor {
     type Result = ();
@@ -486,16 +431,6 @@ impl Handler<Typing> for SessionActor {
     }
 }
 
-/// Resolve: saved (with `resolvedAt`, rating, feedback and the note `Session resolved by
-/// {name}`), then everyone hears `session-resolved`; the visitor is back with the bot.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct Resolve {
-    pub resolved_by: String,
-    pub rating: Option<i32>,
-    pub feedback: Option<String>,
-    pub reply: oneshot::Sender<Result<serde_json::Value, EngineError>>,
-}
 
 impl Handler<Resolve> for SessionActor {
     type Result = ();
@@ -533,11 +468,6 @@ impl Handler<Resolve> for SessionActor {
     }
 }
 
-/// The stored session changed outside the actor (status, priority, a transfer): reload the mode
-/// and tell the session's members.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct Reload(pub ChatSession);
 
 impl Handler<Reload> for SessionActor {
     type Result = ();
@@ -548,10 +478,6 @@ impl Handler<Reload> for SessionActor {
     }
 }
 
-/// Tell the session's members something that happened elsewhere (an edited message, deletion).
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct Tell(pub ServerEvent);
 
 impl Handler<Tell> for SessionActor {
     type Result = ();
@@ -560,7 +486,7 @@ impl Handler<Tell> for SessionActor {
         let deleted = matches!(msg.0, ServerEvent::SessionDeleted { .. });
         self.broadcast(msg.0);
         if deleted {
-            self.registry.retire_session(&self.id, self.instance);
+            self.peers.retire_session(&self.id, self.instance);
             ctx.stop();
         }
     }

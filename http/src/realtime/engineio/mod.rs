@@ -4,19 +4,19 @@
 //! the polling → websocket upgrade. Upper layers plug in through [`EngineHandler`] /
 //! [`ConnHandler`] and talk back through the cheap, cloneable [`EngineConn`].
 
+pub mod engine;
 mod outbox;
 pub mod packet;
-pub mod server;
+pub mod service;
 pub mod session;
-pub mod transport_polling;
-pub mod transport_ws;
+pub mod transport;
 
 use std::time::Duration;
 
 use actix::Addr;
 use bytes::Bytes;
 
-pub use server::EngineServer;
+pub use engine::EngineServer;
 
 /// Engine.IO settings.
 #[derive(Debug, Clone)]

@@ -9,7 +9,6 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::outbox::Outbox;
 use super::packet::{encode_payload, Packet};
-use super::server::Registry;
 use super::{CloseReason, ConnHandler, EngineConfig, Message as EioMessage};
 
 /// A frame for a WebSocket writer task.
@@ -21,6 +20,9 @@ pub enum WsFrame {
 }
 
 pub type WsTx = mpsc::Sender<WsFrame>;
+
+/// Called with the session id when the session stops (the server forgets it).
+pub type CloseHook = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// Why a request against a session was refused (the HTTP layer answers 400).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,7 +46,7 @@ struct Upgrading {
 pub struct EioSession {
     sid: Arc<str>,
     cfg: Arc<EngineConfig>,
-    registry: Registry,
+    on_close: CloseHook,
     handler: Option<Box<dyn ConnHandler>>,
     outbox: Arc<Outbox>,
     transport: Transport,
@@ -62,7 +64,7 @@ impl EioSession {
     pub(crate) fn new(
         sid: Arc<str>,
         cfg: Arc<EngineConfig>,
-        registry: Registry,
+        on_close: CloseHook,
         handler: Box<dyn ConnHandler>,
         outbox: Arc<Outbox>,
         ws: Option<(u64, WsTx, Packet)>,
@@ -74,7 +76,7 @@ impl EioSession {
         EioSession {
             sid,
             cfg,
-            registry,
+            on_close,
             handler: Some(handler),
             outbox,
             transport,
@@ -251,9 +253,7 @@ impl Actor for EioSession {
         if let Some(mut h) = self.handler.take() {
             h.on_close(CloseReason::TransportError);
         }
-        if let Ok(mut map) = self.registry.lock() {
-            map.remove(&*self.sid);
-        }
+        (self.on_close)(&self.sid);
         if let Transport::Ws { tx, .. } = &self.transport {
             let _ = tx.try_send(WsFrame::Close);
         }

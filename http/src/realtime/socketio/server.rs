@@ -12,9 +12,9 @@ use serde_json::Value;
 
 use super::namespace::{BroadcastOperator, ConnectHandler, Namespace};
 use super::packet::{placeholders_valid, Packet, PacketType};
-use super::socket::{ConnectError, DisconnectReason, Socket};
+use super::socket::{ConnectError, DisconnectReason, Socket, SocketSlots};
 use super::{Extensions, Payload};
-use crate::realtime::engineio::server::new_sid;
+use crate::realtime::engineio::engine::new_sid;
 use crate::realtime::engineio::{
     CloseReason, ConnHandler, EngineConfig, EngineConn, EngineHandler, EngineServer, Message,
 };
@@ -158,14 +158,16 @@ pub(crate) struct ConnShared {
     any_connected: AtomicBool,
 }
 
-impl ConnShared {
-    pub(crate) fn remove(&self, nsp: &str, id: &str) {
+impl SocketSlots for ConnShared {
+    fn remove(&self, nsp: &str, id: &str) {
         let mut map = lock(&self.sockets);
         if map.get(nsp).is_some_and(|s| s.id() == id) {
             map.remove(nsp);
         }
     }
+}
 
+impl ConnShared {
     fn get(&self, nsp: &str) -> Option<Socket> {
         lock(&self.sockets).get(nsp).cloned()
     }

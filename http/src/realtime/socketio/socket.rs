@@ -12,10 +12,15 @@ use tokio::sync::oneshot;
 
 use super::namespace::{BroadcastOperator, Namespace};
 use super::packet::{Packet, PacketType};
-use super::server::ConnShared;
 use super::{Extensions, Payload};
 use crate::realtime::engineio::{CloseReason, EngineConn, Message};
 use crate::realtime::lock;
+
+/// The connection's sockets by namespace, as far as a socket needs them: to leave. (The
+/// connection implements it, so a socket never names the connection's type.)
+pub(crate) trait SocketSlots: Send + Sync {
+    fn remove(&self, nsp: &str, id: &str);
+}
 
 pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 pub(crate) type EventHandler =
@@ -131,7 +136,7 @@ pub(crate) struct SocketInner {
     pid: Option<String>,
     ns: Namespace,
     conn: EngineConn,
-    shared: Arc<ConnShared>,
+    shared: Arc<dyn SocketSlots>,
     auth: Value,
     recovered: bool,
     state: Mutex<SockState>,
@@ -166,7 +171,7 @@ impl Socket {
         pid: Option<String>,
         ns: Namespace,
         conn: EngineConn,
-        shared: Arc<ConnShared>,
+        shared: Arc<dyn SocketSlots>,
         auth: Value,
         recovered: bool,
         ext: Extensions,

@@ -4,10 +4,10 @@ use actix_web::{web, HttpResponse};
 use futures_util::StreamExt as _;
 use tokio::sync::oneshot;
 
-use super::packet::{decode_payload, encode_payload};
-use super::server::{bad_request, EngineServer};
-use super::session::{Fail, Poll, Post};
-use super::CloseReason;
+use super::super::packet::{decode_payload, encode_payload};
+use super::super::engine::{bad_request, EngineServer};
+use super::super::session::{Fail, Poll, Post};
+use super::super::CloseReason;
 
 fn text(body: String) -> HttpResponse {
     HttpResponse::Ok()

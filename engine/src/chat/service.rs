@@ -9,107 +9,21 @@ use std::time::Duration;
 use actix::prelude::*;
 use parley_store::chat::{CustomerInfo, NewMessage, Role as MessageRole, SessionFilter};
 use parley_store::models::Bot;
-use parley_store::{Role, Store, StoreError};
+use parley_store::{Role, Store};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use super::directory::{BotInfo, Directory};
-use super::bot::{self, AgentOffline, AgentOnline, AgentStatus, ListAgents, OnlineAgent, Take, TakeOutcome};
+use super::bot;
 use super::brain::Brain;
-use super::events::{session_view, Outgoing, ServerEvent, Sink};
+use super::directory::{BotInfo, Directory};
+use super::events::{session_view, Outgoing, ServerEvent};
+use super::messages::{
+    AgentOffline, AgentOnline, AgentSays, AgentStatus, Join, Leave, ListAgents, Member, OnlineAgent, Reload, RequestSupport, Resolve, Take,
+    TakeOutcome, Tell, ToAgents, Typing, VisitorSays,
+};
 use super::registry::Registry;
-use super::session::{AgentSays, Join, Leave, Member, Reload, RequestSupport, Resolve, SessionActor, Tell, Typing, VisitorSays};
-
-pub type ConnId = u64;
-
-#[derive(Debug, thiserror::Error)]
-pub enum EngineError {
-    #[error("{0} not found")]
-    NotFound(&'static str),
-    /// The caller may not do this (role, or a visitor outside their session).
-    #[error("{0}")]
-    Forbidden(String),
-    /// The input breaks a rule; the message says which, in the spec's words.
-    #[error("{0}")]
-    Invalid(String),
-    /// Not possible in the session's current state.
-    #[error("{0}")]
-    Refused(String),
-    #[error("store: {0}")]
-    Store(StoreError),
-    #[error("the session stopped before answering")]
-    Gone,
-    /// A queue on the way is full; the client should retry in a moment.
-    #[error("{0}")]
-    Busy(String),
-}
-
-impl From<StoreError> for EngineError {
-    fn from(e: StoreError) -> Self {
-        match e {
-            StoreError::NotFound => EngineError::NotFound("Session"),
-            StoreError::Busy(m) => EngineError::Busy(m),
-            other => EngineError::Store(other),
-        }
-    }
-}
-
-/// Who a live connection is.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Who {
-    /// A website visitor, bound by their visitor token to one session of one bot.
-    Visitor { session_id: String, bot_id: String },
-    /// A signed-in team member.
-    Member { user_id: String, name: String },
-}
-
-#[derive(Clone)]
-pub struct Connection {
-    pub id: ConnId,
-    pub who: Who,
-    pub sink: Arc<dyn Sink>,
-}
-
-#[derive(Debug, Clone)]
-pub struct EngineSettings {
-    /// Longest a reply may take before the visitor gets the error bubble.
-    pub reply_timeout: Duration,
-    /// Arbiters (threads) the session actors are spread over; 0 = the caller's.
-    pub arbiters: usize,
-    /// Messages a session actor's mailbox holds before senders are told to retry.
-    pub session_mailbox: usize,
-}
-
-impl Default for EngineSettings {
-    fn default() -> Self {
-        EngineSettings { reply_timeout: Duration::from_secs(60), arbiters: 2, session_mailbox: 512 }
-    }
-}
-
-/// What a full queue answers (the client retries).
-pub const BUSY: &str = parley_store::BUSY;
-
-/// A visitor's message, from the chat call or the live channel.
-#[derive(Debug, Clone, Default)]
-pub struct VisitorMessage {
-    pub bot_id: String,
-    /// `None` starts a new session.
-    pub session_id: Option<String>,
-    pub text: String,
-    pub lead: Option<CustomerInfo>,
-    /// Return once the message is saved; the reply follows as a `new-message` event.
-    pub ack_on_save: bool,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct TurnOutcome {
-    pub session_id: String,
-    pub user_message: Value,
-    /// The bot's reply; `None` when an agent has the conversation.
-    pub reply: Option<Value>,
-    pub agent_connected: bool,
-    pub offer_handoff: bool,
-}
+use super::session::SessionActor;
+use super::types::{ConnId, Connection, EngineError, EngineSettings, TurnOutcome, VisitorMessage, Who, AGENT_TEXT_CHARS, BUSY};
 
 /// What a live connection has joined, so that leaving and disconnecting undo exactly that.
 #[derive(Default)]
@@ -132,8 +46,6 @@ pub struct Engine {
     _arbiters: Arc<Vec<Arbiter>>,
 }
 
-/// Longest message an agent may send or edit into a conversation, in characters.
-pub const AGENT_TEXT_CHARS: usize = 10_000;
 /// Longest reason given with a transfer.
 const TRANSFER_REASON_CHARS: usize = 500;
 
@@ -159,10 +71,13 @@ async fn answer<T>(rx: oneshot::Receiver<Result<T, EngineError>>) -> Result<T, E
 impl Engine {
     /// Must be called inside an actix system (the server's, or a test's).
     pub fn new(store: Store, brain: Arc<dyn Brain>, settings: EngineSettings) -> Engine {
-        let arbiters: Vec<Arbiter> = (0..settings.arbiters).map(|_| Arbiter::new()).collect();
-        let handles = arbiters.iter().map(Arbiter::handle).collect();
+        // With no dedicated arbiters, actors start on the caller's; one spare serves callers
+        // that are not on an arbiter (a blocking task, a test's plain runtime).
+        let arbiters: Vec<Arbiter> = (0..settings.arbiters.max(1)).map(|_| Arbiter::new()).collect();
+        let handles: Vec<ArbiterHandle> = arbiters.iter().map(Arbiter::handle).collect();
+        let (dedicated, spare) = if settings.arbiters == 0 { (Vec::new(), handles.first().cloned()) } else { (handles, None) };
         Engine {
-            registry: Registry::new(store.clone(), brain, handles, settings.reply_timeout, settings.session_mailbox.max(1)),
+            registry: Registry::new(store.clone(), brain, dedicated, spare, settings.reply_timeout, settings.session_mailbox.max(1)),
             directory: Directory::new(store.clone()),
             store,
             conns: Arc::new(Mutex::new(HashMap::new())),
@@ -333,14 +248,14 @@ impl Engine {
                 // The agents online see a new conversation at once (later turns with the bot
                 // send them nothing, so a busy bot does not flood its agents).
                 if let Some(agents) = self.registry.running_bot(&bot.id) {
-                    agents.do_send(bot::ToAgents(ServerEvent::SessionUpdated { session_id: session.id.clone(), session: session_view(&session) }));
+                    agents.do_send(ToAgents(ServerEvent::SessionUpdated { session_id: session.id.clone(), session: session_view(&session) }));
                 }
                 session.id
             }
         };
         if let Some(lead) = msg.lead.as_ref().filter(|l| parley_store::leads::has_contact(l)) {
             self.store.request_contact(&session_id, lead).await?;
-            self.capture_lead(&bot.id, &session_id, lead).await?;
+            crate::leads::capture(&self.store, &bot.id, &session_id, lead).await?;
         }
         self.touch_bot(&bot.id).await?;
         let ack_on_save = msg.ack_on_save;
@@ -478,7 +393,7 @@ impl Engine {
         }
         if parley_store::leads::has_contact(&info) {
             self.store.request_contact(session_id, &info).await?;
-            self.capture_lead(&bot.id, session_id, &info).await?;
+            crate::leads::capture(&self.store, &bot.id, session_id, &info).await?;
         }
         self.tell_session(session_id, || {
             let (tx, rx) = oneshot::channel();
@@ -487,24 +402,6 @@ impl Engine {
         .await
     }
 
-    /// Saves the visitor's details as the bot's lead for this conversation (scored).
-    async fn capture_lead(&self, bot_id: &str, session_id: &str, info: &CustomerInfo) -> Result<(), EngineError> {
-        let messages = self.store.session(session_id).await?.map(|s| s.message_count).unwrap_or(0);
-        // Scored on everything known of the person, earlier details included.
-        let known = self.store.lead_for_session(bot_id, session_id).await?;
-        let or_known = |given: &Option<String>, old: Option<String>| given.clone().filter(|v| !v.trim().is_empty()).or(old);
-        let merged = match known {
-            Some(l) => CustomerInfo {
-                name: or_known(&info.name, l.name),
-                email: or_known(&info.email, l.email),
-                phone: or_known(&info.phone, l.phone),
-                company: or_known(&info.company, l.company),
-            },
-            None => info.clone(),
-        };
-        self.store.capture_lead(bot_id, Some(session_id), info, crate::leads::score(&merged, messages)).await?;
-        Ok(())
-    }
 
     /// A visitor's details without a message (the chat's lead-capture form); a member needs a
     /// support role to leave them on the visitor's behalf.
@@ -517,7 +414,8 @@ impl Engine {
             return Ok(());
         }
         self.store.request_contact(session_id, &info).await?;
-        self.capture_lead(&bot_id, session_id, &info).await
+        crate::leads::capture(&self.store, &bot_id, session_id, &info).await?;
+        Ok(())
     }
 
     /// `take-session`: exactly one of any number of racing agents wins.
@@ -624,14 +522,14 @@ impl Engine {
         let updated = self.store.session(session_id).await?.ok_or(EngineError::NotFound("Session"))?;
         let view = session_view(&updated);
         let bot = self.registry.bot(&bot_id);
-        bot.do_send(bot::ToAgents(ServerEvent::SessionTaken { session_id: session_id.to_string(), agent_id: target_agent_id.to_string(), agent_name: target_name.clone() }));
-        bot.do_send(bot::ToAgents(ServerEvent::SessionAssigned { session_id: session_id.to_string(), session: view.clone() }));
+        bot.do_send(ToAgents(ServerEvent::SessionTaken { session_id: session_id.to_string(), agent_id: target_agent_id.to_string(), agent_name: target_name.clone() }));
+        bot.do_send(ToAgents(ServerEvent::SessionAssigned { session_id: session_id.to_string(), session: view.clone() }));
         let note = if reason.trim().is_empty() {
             format!("{name} transferred the conversation to {target_name}")
         } else {
             format!("{name} transferred the conversation to {target_name}: {}", reason.trim())
         };
-        addr.do_send(super::session::AgentAssigned { agent_id: target_agent_id.to_string(), agent_name: target_name, note });
+        addr.do_send(super::messages::AgentAssigned { agent_id: target_agent_id.to_string(), agent_name: target_name, note });
         Ok(view)
     }
 
@@ -663,7 +561,7 @@ impl Engine {
         let view = session_view(&updated);
         addr.do_send(Reload(updated));
         if let Some(bot) = self.registry.running_bot(&bot_id) {
-            bot.do_send(bot::ToAgents(ServerEvent::SessionUpdated { session_id: session_id.to_string(), session: view.clone() }));
+            bot.do_send(ToAgents(ServerEvent::SessionUpdated { session_id: session_id.to_string(), session: view.clone() }));
         }
         Ok(view)
     }
@@ -676,7 +574,7 @@ impl Engine {
         let event = ServerEvent::SessionDeleted { session_id: session_id.to_string() };
         addr.do_send(Tell(event.clone()));
         if let Some(bot) = self.registry.running_bot(&bot_id) {
-            bot.do_send(bot::ToAgents(event));
+            bot.do_send(ToAgents(event));
         }
         Ok(())
     }
@@ -720,7 +618,7 @@ impl Engine {
     /// Tells every member watching the bot (`join-as-agent`) something about it.
     pub fn tell_bot(&self, bot_id: &str, event: ServerEvent) {
         if let Some(bot) = self.registry.running_bot(bot_id) {
-            bot.do_send(bot::ToAgents(event));
+            bot.do_send(ToAgents(event));
         }
     }
 

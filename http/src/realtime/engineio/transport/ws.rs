@@ -6,10 +6,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use actix_web::{web, HttpRequest, HttpResponse};
 use tokio::sync::mpsc;
 
-use super::packet::Packet;
-use super::server::{bad_request, EngineServer};
-use super::session::{AttachWs, WsFrame, WsGone, WsPacket};
-use super::CloseReason;
+use super::super::packet::Packet;
+use super::super::engine::{bad_request, EngineServer};
+use super::super::session::{AttachWs, WsFrame, WsGone, WsPacket};
+use super::super::CloseReason;
 
 /// Frames buffered between the session actor and the socket writer.
 pub const WS_QUEUE: usize = 1024;

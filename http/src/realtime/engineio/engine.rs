@@ -1,0 +1,132 @@
+//! The Engine.IO server's state: settings, the live sessions by id, the upper layer's handler
+//! and the handshake limits; and the one place a session starts (`open_session`), whichever
+//! transport it starts on.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use actix::Addr;
+use actix_web::{HttpRequest, HttpResponse};
+
+use super::outbox::Outbox;
+use super::packet::Packet;
+use super::session::{CloseHook, EioSession, WsTx};
+use super::{EngineConfig, EngineConn, EngineHandler};
+use crate::limits::IpBuckets;
+
+pub(crate) type Registry = Arc<Mutex<HashMap<String, Addr<EioSession>>>>;
+
+/// An Engine.IO server: settings, live sessions and the upper-layer handler.
+#[derive(Clone)]
+pub struct EngineServer {
+    pub(crate) cfg: Arc<EngineConfig>,
+    pub(crate) registry: Registry,
+    pub(crate) handler: Arc<dyn EngineHandler>,
+    handshakes: Arc<IpBuckets>,
+}
+
+/// Why a new session was refused (answered with 503 and this text).
+pub(crate) const TOO_MANY_CONNECTIONS: &str = "Too many connections, please retry later";
+
+pub(crate) fn bad_request(msg: &'static str) -> HttpResponse {
+    HttpResponse::BadRequest()
+        .content_type("application/json")
+        .body(format!(r#"{{"code":3,"message":"{msg}"}}"#))
+}
+
+impl EngineServer {
+    pub fn new(cfg: EngineConfig, handler: Arc<dyn EngineHandler>) -> Self {
+        let handshakes = Arc::new(IpBuckets::new(cfg.handshakes_per_ip_per_sec, cfg.handshake_burst));
+        EngineServer {
+            cfg: Arc::new(cfg),
+            registry: Arc::new(Mutex::new(HashMap::new())),
+            handler,
+            handshakes,
+        }
+    }
+
+    pub fn config(&self) -> &EngineConfig {
+        &self.cfg
+    }
+
+    /// Number of live sessions.
+    pub fn session_count(&self) -> usize {
+        self.registry.lock().map(|m| m.len()).unwrap_or(0)
+    }
+
+    pub(crate) fn lookup(&self, sid: &str) -> Option<Addr<EioSession>> {
+        let map = self.registry.lock().ok()?;
+        map.get(sid).filter(|a| a.connected()).cloned()
+    }
+
+    pub(crate) fn insert(&self, sid: &str, addr: Addr<EioSession>) {
+        if let Ok(mut map) = self.registry.lock() {
+            map.insert(sid.to_owned(), addr);
+        }
+    }
+
+    pub(crate) fn handshake_json(&self, sid: &str, upgrades: bool) -> String {
+        serde_json::json!({
+            "sid": sid,
+            "upgrades": if upgrades { vec!["websocket"] } else { vec![] },
+            "pingInterval": self.cfg.ping_interval.as_millis() as u64,
+            "pingTimeout": self.cfg.ping_timeout.as_millis() as u64,
+            "maxPayload": self.cfg.max_payload,
+        })
+        .to_string()
+    }
+
+    /// Starts a session: its actor, its outbox and the upper layer's handler. `ws` is the
+    /// WebSocket it starts on (id, writer queue), or `None` for long-polling.
+    pub(crate) fn open_session(&self, ws: Option<(u64, WsTx)>) -> (String, Addr<EioSession>, Packet) {
+        use actix::{Actor as _, AsyncContext as _};
+        let sid = new_sid();
+        let open = Packet::Open(self.handshake_json(&sid, ws.is_none()));
+        let sid_arc: Arc<str> = Arc::from(sid.as_str());
+        let (cfg, handler) = (self.cfg.clone(), self.handler.clone());
+        let registry = self.registry.clone();
+        // The session forgets itself through this when it stops: it never names the server.
+        let on_close: CloseHook = Arc::new(move |sid: &str| {
+            if let Ok(mut map) = registry.lock() {
+                map.remove(sid);
+            }
+        });
+        let outbox = Arc::new(Outbox::new(cfg.max_buffered_packets));
+        let ws = ws.map(|(id, tx)| (id, tx, open.clone()));
+        let addr = EioSession::create(move |ctx| {
+            let conn = EngineConn { sid: sid_arc.clone(), addr: ctx.address(), outbox: outbox.clone() };
+            let h = handler.on_open(conn);
+            EioSession::new(sid_arc, cfg, on_close.clone(), h, outbox, ws)
+        });
+        self.insert(&sid, addr.clone());
+        (sid, addr, open)
+    }
+
+    /// Whether a new session may start: under the connection cap, and within the caller's
+    /// handshake rate. `Some` is the refusal to answer with.
+    pub(crate) fn refusal(&self, req: &HttpRequest) -> Option<HttpResponse> {
+        if self.cfg.max_connections > 0 && self.session_count() >= self.cfg.max_connections {
+            return Some(
+                HttpResponse::ServiceUnavailable()
+                    .content_type("application/json")
+                    .body(format!(r#"{{"code":5,"message":"{TOO_MANY_CONNECTIONS}"}}"#)),
+            );
+        }
+        let peer = req.peer_addr()?;
+        if self.handshakes.allow(peer.ip()) {
+            return None;
+        }
+        Some(
+            HttpResponse::TooManyRequests()
+                .content_type("application/json")
+                .body(r#"{"code":5,"message":"Too many new connections from your address, please retry later"}"#),
+        )
+    }
+
+}
+
+pub(crate) fn new_sid() -> String {
+    use base64::Engine as _;
+    let bytes: [u8; 15] = rand::random();
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
