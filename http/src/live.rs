@@ -118,10 +118,9 @@ pub fn socket_server(state: web::Data<AppState>) -> SocketIo {
 
 async fn identify(state: &AppState, auth: &Value) -> Result<Who, ConnectError> {
     if let Some(token) = auth.get("token").and_then(Value::as_str) {
-        let claims = state.tokens.verify(token, "user").ok_or_else(|| ConnectError::new("Your session has expired, please sign in again"))?;
         let user = state
-            .store
-            .user_by_id(&claims.sub)
+            .tokens
+            .user_of(&state.store, token)
             .await
             .map_err(|_| ConnectError::new("Please try again"))?
             .ok_or_else(|| ConnectError::new("Your session has expired, please sign in again"))?;
@@ -319,6 +318,12 @@ async fn handle(state: &AppState, live: &Live, event: &str, p: &Payload) -> Resu
         "join-as-agent" => {
             let bot_id = bot_of(live, p)?;
             let queue = engine.join_as_agent(&live.conn, &bot_id).await?;
+            if let Who::Member { user_id, .. } = who {
+                // The team list's "last active"; a failed note is no reason to refuse the join.
+                if let Err(e) = state.store.touch_member(&bot_id, user_id).await {
+                    tracing::warn!("noting last active: {e}");
+                }
+            }
             *crate::realtime_lock(&live.bot) = Some(bot_id);
             Ok(json!({"sessions": queue}))
         }
