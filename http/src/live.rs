@@ -343,7 +343,17 @@ async fn handle(state: &AppState, live: &Live, event: &str, p: &Payload) -> Resu
                 .or_else(|| arg(p, 2, "leadData"))
                 .and_then(|v| serde_json::from_value::<CustomerInfo>(v).ok())
                 .unwrap_or_default();
+            let customer = [info.name.clone(), info.email.clone()].into_iter().flatten().filter(|s| !s.trim().is_empty()).collect::<Vec<_>>().join(", ");
             let session = engine.request_support(who, &session_id, &message, info).await?;
+            // Nobody online to hear it: the bot's agents are told by mail (those who want it).
+            if let Who::Visitor { bot_id, .. } = who {
+                if engine.agents_online(bot_id) == 0 {
+                    let customer = if customer.is_empty() { "a visitor".to_string() } else { customer };
+                    if let Err(e) = crate::notify::support_request_unanswered(state, bot_id, &customer, &message).await {
+                        tracing::warn!("support request mail: {}", e.message);
+                    }
+                }
+            }
             Ok(json!({"session": session}))
         }
         "leave-details" => {

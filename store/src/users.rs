@@ -30,6 +30,9 @@ pub struct ProfileUpdate {
 #[derive(Debug, Clone)]
 pub enum IdentitySignIn {
     User(User),
+    /// An existing (verified) account signed in through this provider for the first time; the
+    /// identity is linked to it now (its owner is told: a security alert).
+    LinkedNow(User),
     /// An account with the provider's email exists, but its address was never verified: linking
     /// would hand it to whoever created it (pre-account takeover), so the sign-in is refused.
     UnverifiedAccountExists,
@@ -234,14 +237,14 @@ impl Store {
             }
             let existing: Option<User> =
                 users::table.filter(users::email.eq(&email)).first(conn).await.optional()?;
-            let user = match existing {
+            let (user, linked_existing) = match existing {
                 Some(user) if !user.email_verified => return Ok(IdentitySignIn::UnverifiedAccountExists),
-                Some(user) => user,
+                Some(user) => (user, true),
                 None => {
                     diesel::insert_into(users::table).values(&fresh).execute(conn).await?;
                     diesel::insert_into(notification_preferences::table).values(&prefs).execute(conn).await?;
                     diesel::insert_into(subscriptions::table).values(&subscription).execute(conn).await?;
-                    fresh
+                    (fresh, false)
                 }
             };
             let link = UserIdentity {
@@ -253,7 +256,7 @@ impl Store {
                 created_at: time::now(),
             };
             diesel::insert_into(user_identities::table).values(&link).execute(conn).await?;
-            Ok(IdentitySignIn::User(user))
+            Ok(if linked_existing { IdentitySignIn::LinkedNow(user) } else { IdentitySignIn::User(user) })
         })
     }
 }

@@ -37,7 +37,7 @@ on_both_backends!(
 
 fn signed_in(outcome: IdentitySignIn) -> parley_store::models::User {
     match outcome {
-        IdentitySignIn::User(u) => u,
+        IdentitySignIn::User(u) | IdentitySignIn::LinkedNow(u) => u,
         IdentitySignIn::UnverifiedAccountExists => panic!("sign-in refused"),
     }
 }
@@ -128,9 +128,13 @@ async fn oauth_identity_links_to_existing_email_once(backend: Backend) {
         name: "Dev".into(),
         picture: None,
     };
-    let linked = signed_in(store.user_for_identity(identity.clone()).await.unwrap());
+    let first = store.user_for_identity(identity.clone()).await.unwrap();
+    assert!(matches!(first, IdentitySignIn::LinkedNow(_)), "linking an existing account is reported");
+    let linked = signed_in(first);
     assert_eq!(linked.id, u.id);
-    let again = signed_in(store.user_for_identity(identity).await.unwrap());
+    let again = store.user_for_identity(identity).await.unwrap();
+    assert!(matches!(again, IdentitySignIn::User(_)), "an identity already linked is a plain sign-in");
+    let again = signed_in(again);
     assert_eq!(again.id, u.id);
     let fresh = signed_in(store
         .user_for_identity(ExternalIdentity {

@@ -253,6 +253,11 @@ impl Engine {
         }
     }
 
+    /// Members' connections working on the bot right now (joined as agents).
+    pub fn agents_online(&self, bot_id: &str) -> usize {
+        self.conns().values().filter(|state| state.user_id.is_some() && state.bots.contains(bot_id)).count()
+    }
+
     /// The session's actor and bot, if this connection may act in it: a visitor only in their
     /// own session, a member in any session of a bot they have a role on. No database read
     /// once the session is live and the role known.

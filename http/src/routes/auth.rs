@@ -238,6 +238,11 @@ async fn oauth_callback(
     .await?;
     let user = match state.store.user_for_identity(identity).await? {
         IdentitySignIn::User(user) => user,
+        IdentitySignIn::LinkedNow(user) => {
+            let what = format!("{} sign-in was connected to your Parley account.", provider.label());
+            links::security_alert(&state, &user, &user.email, &what).await?;
+            user
+        }
         IdentitySignIn::UnverifiedAccountExists => {
             // Linking would give the account to whoever created it with this address, which
             // nobody proved is theirs (pre-account takeover).
