@@ -247,6 +247,8 @@ test("password reset by email, and a password change ends the other sessions", a
   const login = await api(base, "POST", "/api/auth/login", { body: { email: "pat@team.example", password: "new-secret-1" } });
   assert.equal(login.status, 200);
   const other = await api(base, "POST", "/api/auth/login", { body: { email: "pat@team.example", password: "new-secret-1" } });
+  const live = connect({ token: other.body.token });
+  await until(() => live.connected, "a live session");
 
   const changed = await api(base, "PUT", "/api/me/password", {
     token: login.body.token,
@@ -254,6 +256,8 @@ test("password reset by email, and a password change ends the other sessions", a
   });
   assert.equal(changed.status, 200, JSON.stringify(changed.body));
   assert.equal((await api(base, "GET", "/api/me", { token: other.body.token })).status, 401, "another session from before the change is refused");
+  await until(() => !live.connected, "the live session from before the change to end");
+  live.close();
   assert.equal((await api(base, "GET", "/api/me", { token: changed.body.token })).status, 200, "the fresh token works");
   await waitForMail("pat@team.example", { base, subject: "Security alert" });
 });

@@ -39,6 +39,10 @@ impl Sink for SocketSink {
             self.0.emit_json(event.name(), event.payload_json());
         }
     }
+
+    fn close(&self) {
+        self.0.disconnect();
+    }
 }
 
 /// One socket's allowance: a token bucket for its events, how many are being handled, and

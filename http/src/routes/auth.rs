@@ -178,6 +178,7 @@ async fn reset_password(state: web::Data<AppState>, body: web::Json<ResetBody>) 
             StoreError::NotFound => ApiError::bad_request(links::INVALID_LINK),
             other => other.into(),
         })?;
+    state.engine.user_signed_out(&user.id);
     state.store.log_activity(Some(&user.id), None, "security", "Password reset by email").await?;
     links::security_alert(&state, &user, &user.email, "The password of your Parley account was reset, and every session was signed out.").await?;
     Ok(HttpResponse::Ok().json(json!({"message": "Your password was reset. Please sign in with your new password."})))

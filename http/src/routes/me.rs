@@ -172,6 +172,7 @@ async fn change_password(
     let hash = password::hash(new.expose()).await?;
     // Every session issued before ends; this one goes on with the fresh token returned.
     let updated = state.store.set_password_hash(&user.id, &hash).await?;
+    state.engine.user_signed_out(&user.id);
     state.store.log_activity(Some(&user.id), None, "security", "Password changed").await?;
     links::security_alert(&state, &updated, &updated.email, "The password of your Parley account was changed, and your other sessions were signed out.").await?;
     let token = state.tokens.issue_user(&updated)?;
