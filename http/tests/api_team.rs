@@ -14,6 +14,7 @@ on_both_backends!(
     hijack_attempts_are_refused,
     resend_revoke_and_decline,
     an_expired_invitation_says_whom_to_ask,
+    invitations_are_validated_and_only_owners_and_admins_manage,
 );
 
 async fn app_with_mail(backend: parley_store::Backend) -> (TestApp, SmtpServer) {
@@ -247,4 +248,51 @@ async fn an_expired_invitation_says_whom_to_ask(backend: parley_store::Backend) 
     let fresh = params(&smtp.wait_for("cy@shop.example", 3).await.link(&format!("{}/teams?action=accept", app.base)).unwrap());
     let (status, body) = app.post_json("/api/team/accept-invitation", Some(&cy), fresh).await;
     assert_eq!(status, StatusCode::OK, "{body}");
+}
+
+async fn invitations_are_validated_and_only_owners_and_admins_manage(backend: parley_store::Backend) {
+    let (app, smtp) = app_with_mail(backend).await;
+    let (owner, _) = verified_signup(&app, &smtp, "owner@shop.example").await;
+    let (ada, _) = verified_signup(&app, &smtp, "ada@shop.example").await;
+    let (eve, _) = verified_signup(&app, &smtp, "eve@shop.example").await;
+    let bot = app.create_bot(&owner, "Shop").await;
+    let path = format!("/api/bots/{bot}/team/invite");
+    for (body, status, said) in [
+        (json!({"email": "  ", "role": "viewer"}), 422, "Email address is required"),
+        (json!({"email": "not-an-email", "role": "viewer"}), 422, "Please enter a valid email address"),
+        (json!({"email": "x@shop.example", "role": "owner"}), 422, "Role must be admin, editor, viewer or agent"),
+        (json!({"email": "OWNER@shop.example", "role": "admin"}), 409, "The owner is already on the team"),
+    ] {
+        let (got, res) = app.post_json(&path, Some(&owner), body.clone()).await;
+        assert_eq!((got.as_u16(), message(&res)), (status, said), "{body}");
+    }
+    let pa = invite(&app, &smtp, &owner, &bot, "ada@shop.example", "admin", 2).await;
+    let (status, body) = app.post_json(&path, Some(&owner), json!({"email": "ada@shop.example", "role": "viewer"})).await;
+    assert_eq!((status, message(&body)), (StatusCode::CONFLICT, "This person is already on the team or invited"));
+    let (status, _) = app.post_json("/api/team/accept-invitation", Some(&ada), pa).await;
+    assert_eq!(status, StatusCode::OK);
+    // No role given: a viewer. An editor may not invite; an admin may, and manages the team.
+    let (status, body) = app.post_json(&path, Some(&ada), json!({"email": "eve@shop.example"})).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(body["member"]["role"], "viewer");
+    let link = params(&smtp.wait_for("eve@shop.example", 2).await.link(&format!("{}/teams?action=accept", app.base)).unwrap());
+    let (status, _) = app.post_json("/api/team/accept-invitation", Some(&eve), link.clone()).await;
+    assert_eq!(status, StatusCode::OK);
+    let eve_member = link["memberId"].as_str().unwrap();
+    let (status, _) = app.put_json(&format!("/api/bots/{bot}/team/{eve_member}"), Some(&ada), json!({"role": "editor"})).await;
+    assert_eq!(status, StatusCode::OK, "an admin changes roles");
+    let (status, body) = app.post_json(&path, Some(&eve), json!({"email": "z@shop.example", "role": "viewer"})).await;
+    assert_eq!((status, message(&body)), (StatusCode::FORBIDDEN, "Your role does not allow managing the team"));
+    let (status, team) = app.get(&format!("/api/bots/{bot}/team"), Some(&eve)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!((team["role"].clone(), team["canInvite"].clone()), (json!("editor"), json!(false)));
+    assert_eq!(team["roles"].as_array().unwrap().iter().map(|r| r["value"].clone()).collect::<Vec<_>>(), vec![json!("admin"), json!("editor"), json!("viewer"), json!("agent")]);
+    // The invitation list of a verified account shows its pending invitations, with expiry.
+    let other_bot = app.create_bot(&owner, "Second").await;
+    let (status, _) = app.post_json(&format!("/api/bots/{other_bot}/team/invite"), Some(&owner), json!({"email": "eve@shop.example", "role": "agent"})).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (_, list) = app.get("/api/invitations", Some(&eve)).await;
+    assert_eq!(list["invitations"].as_array().unwrap().len(), 1);
+    assert_eq!(list["invitations"][0]["botName"], "Second");
+    assert!(list["invitations"][0]["expiresAt"].is_string());
 }
