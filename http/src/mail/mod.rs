@@ -85,11 +85,8 @@ pub fn spawn_sender(outbox: &Outbox, transport: Transport, settings: &Settings) 
                     Ok(None) | Err(_) => IDLE,
                 },
             };
-            if wait.is_zero() {
-                // Due again already (a burst larger than one batch): yield, then go on.
-                tokio::task::yield_now().await;
-                continue;
-            }
+            // Due again already (a burst larger than one batch): a short pause, never a spin.
+            let wait = wait.max(Duration::from_millis(50));
             tokio::select! {
                 _ = wake.notified() => {}
                 _ = tokio::time::sleep(wait) => {}
