@@ -1,7 +1,10 @@
 // Starts the real `parley serve` on a random port over a fresh data directory (SQLite), and
 // small HTTP helpers for the tests. The binary comes from CARGO_TARGET_DIR (default target/).
+// Mail goes to a real SMTP server on loopback: maildev (from npm), started once per test file
+// and read through its HTTP API, so the tests follow the links people would click.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,9 +21,84 @@ function binary() {
   return bin;
 }
 
+/** A port nobody listens on right now. */
+export function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolvePort(port));
+    });
+  });
+}
+
+let mailDev;
+
+/** The maildev of this test file: `{ smtpPort, web }` (started on first use). */
+export function mailServer() {
+  mailDev ??= (async () => {
+    const smtpPort = await freePort();
+    const webPort = await freePort();
+    const bin = join(repo, "e2e", "node_modules", "maildev", "bin", "maildev");
+    if (!existsSync(bin)) throw new Error("maildev is missing: run `npm install` in e2e/ (scripts/test-env.sh does)");
+    const child = spawn(
+      process.execPath,
+      [bin, "--smtp", String(smtpPort), "--web", String(webPort), "--ip", "127.0.0.1", "--web-ip", "127.0.0.1", "--silent"],
+      { stdio: "ignore" },
+    );
+    // The test process may end while maildev runs; it goes with it.
+    child.unref();
+    process.once("exit", () => child.kill());
+    const web = `http://127.0.0.1:${webPort}`;
+    await until(async () => {
+      try {
+        return (await fetch(`${web}/email`)).ok;
+      } catch {
+        return false;
+      }
+    }, "maildev to start", 30000);
+    return { smtpPort, web };
+  })();
+  return mailDev;
+}
+
+/** Every mail maildev holds to `address` (case-insensitive), oldest first. */
+export async function mailsTo(address) {
+  const { web } = await mailServer();
+  const all = await (await fetch(`${web}/email`)).json();
+  const want = address.toLowerCase();
+  return all.filter((m) => (m.to ?? []).some((t) => (t.address ?? "").toLowerCase() === want));
+}
+
+/**
+ * Waits for a mail to `address` sent by the server at `base` whose subject matches `subject`
+ * and whose text matches `text` (both optional); the newest such mail.
+ */
+export async function waitForMail(address, { base, subject, text } = {}, ms = 20000) {
+  return until(async () => {
+    const found = (await mailsTo(address)).filter(
+      (m) =>
+        (!base || (m.text ?? "").includes(base)) &&
+        (!subject || (typeof subject === "string" ? m.subject.includes(subject) : subject.test(m.subject))) &&
+        (!text || (m.text ?? "").includes(text)),
+    );
+    return found.at(-1);
+  }, `a mail to ${address}${subject ? ` (${subject})` : ""}`, ms);
+}
+
+/** The first link in a mail's text that starts with `prefix`, as a URL. */
+export function linkIn(mail, prefix) {
+  const text = mail.text ?? "";
+  const at = text.indexOf(prefix);
+  if (at < 0) throw new Error(`no link starting with ${prefix} in: ${text}`);
+  return new URL(text.slice(at).split(/\s/)[0]);
+}
+
 /** Starts Parley; `dataDir` reuses a directory (a restart). */
 export async function startParley({ dataDir, env = {} } = {}) {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "parley-e2e-"));
+  const mail = await mailServer();
   const child = spawn(binary(), ["serve"], {
     cwd: repo,
     env: {
@@ -29,6 +107,8 @@ export async function startParley({ dataDir, env = {} } = {}) {
       PARLEY_DATA_DIR: dir,
       PARLEY_BILLING_DEFAULT_PLAN: "enterprise",
       PARLEY_LOG: "warn",
+      PARLEY_SMTP_URL: `smtp://127.0.0.1:${mail.smtpPort}`,
+      PARLEY_SMTP_TLS: "none",
       ...env,
     },
     stdio: ["ignore", "pipe", "inherit"],
@@ -71,12 +151,33 @@ export async function api(base, method, path, { token, body, headers = {} } = {}
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
-export async function signup(base, email, name) {
+/**
+ * Signs up and, unless `verify` is false, follows the verification link mailed to the address
+ * (only a verified account may accept invitations).
+ */
+export async function signup(base, email, name, { verify = true } = {}) {
   const r = await api(base, "POST", "/api/auth/signup", {
     body: { email, password: "password123", confirmPassword: "password123", name },
   });
   if (r.status !== 201) throw new Error(`signup ${email}: ${JSON.stringify(r.body)}`);
-  return { token: r.body.token, id: r.body.user._id, name };
+  const user = { token: r.body.token, id: r.body.user._id, name, email };
+  if (verify) await verifyEmail(base, email);
+  return user;
+}
+
+/** Follows the newest verification link mailed to `email` by the server at `base`. */
+export async function verifyEmail(base, email) {
+  const mail = await waitForMail(email, { base, subject: "Verify your email address" });
+  const token = linkIn(mail, `${base}/verify-email?token=`).searchParams.get("token");
+  const r = await api(base, "POST", "/api/auth/verify-email", { body: { token } });
+  if (r.status !== 200) throw new Error(`verify ${email}: ${JSON.stringify(r.body)}`);
+}
+
+/** The acceptance link of the invitation to `botId` mailed to `email`: { botId, memberId, token }. */
+export async function invitationLink(base, email, botId) {
+  const mail = await waitForMail(email, { base, subject: "invited you", text: `botId=${botId}` });
+  const url = linkIn(mail, `${base}/teams?action=accept`);
+  return { botId: url.searchParams.get("botId"), memberId: url.searchParams.get("memberId"), token: url.searchParams.get("token") };
 }
 
 export async function createBot(base, token, name, faqText) {
@@ -91,14 +192,14 @@ export async function createBot(base, token, name, faqText) {
   return r.body.bot._id;
 }
 
-/** Invites `member` to the bot with `role`; the member accepts. */
+/** Invites `member` to the bot with `role`; the member follows the mailed link and accepts. */
 export async function addToTeam(base, ownerToken, botId, member, email, role) {
   const inv = await api(base, "POST", `/api/bots/${botId}/team/invite`, { token: ownerToken, body: { email, role } });
   if (inv.status !== 201) throw new Error(`invite: ${JSON.stringify(inv.body)}`);
-  const list = await api(base, "GET", "/api/invitations", { token: member.token });
-  const mine = list.body.invitations.find((i) => i.botId === botId);
-  const ok = await api(base, "POST", `/api/invitations/${mine._id}/respond`, { token: member.token, body: { accept: true } });
+  const link = await invitationLink(base, email, botId);
+  const ok = await api(base, "POST", "/api/team/accept-invitation", { token: member.token, body: link });
   if (ok.status !== 200) throw new Error(`accept: ${JSON.stringify(ok.body)}`);
+  return link;
 }
 
 /** Waits until `fn()` is truthy. */

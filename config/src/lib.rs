@@ -38,6 +38,7 @@ pub struct Settings {
     /// HTTP worker threads (each an event loop serving connections); 0 = one per core but one.
     pub workers: usize,
     pub auth: AuthSettings,
+    pub smtp: SmtpSettings,
     pub oauth: OAuthSettings,
     pub billing: BillingSettings,
     pub web: WebSettings,
@@ -53,6 +54,35 @@ pub struct AuthSettings {
     pub jwt_secret: String,
     pub token_ttl_hours: u64,
     pub max_avatar_bytes: usize,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct SmtpSettings {
+    /// smtp://[user:password@]host[:port]; empty = mail goes to files in `<data_dir>/outbox/`.
+    pub url: String,
+    pub from: String,
+    pub tls: SmtpTls,
+    pub timeout_secs: u64,
+    pub max_attempts: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SmtpTls {
+    /// STARTTLS, required.
+    Starttls,
+    /// Implicit TLS from the first byte (SMTPS).
+    Tls,
+    /// STARTTLS when the server offers it, else plain.
+    Opportunistic,
+    /// Plain text (a relay on the same machine, a test server).
+    None,
+}
+
+impl SmtpSettings {
+    pub fn is_configured(&self) -> bool {
+        !self.url.trim().is_empty()
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -191,6 +221,12 @@ impl Settings {
                 message: "only postgres:// URLs are supported; leave it empty for SQLite".into(),
             });
         }
+        if self.smtp.is_configured() && !(self.smtp.url.starts_with("smtp://") || self.smtp.url.starts_with("smtps://")) {
+            return Err(ConfigError::Invalid { key: "smtp.url", message: "must start with smtp:// (or be empty for mail as files)".into() });
+        }
+        if self.smtp.max_attempts == 0 {
+            return Err(ConfigError::Invalid { key: "smtp.max_attempts", message: "must be at least 1".into() });
+        }
         if self.database_pool_size == 0 {
             return Err(ConfigError::Invalid { key: "database_pool_size", message: "must be at least 1".into() });
         }
@@ -217,6 +253,11 @@ impl Settings {
         } else {
             self.public_url.trim_end_matches('/').to_string()
         }
+    }
+
+    /// Where mail goes as files when no SMTP server is configured.
+    pub fn outbox_dir(&self) -> PathBuf {
+        self.data_dir.join("outbox")
     }
 
     /// Resolve relative web directories against `root` (the directory the binary runs from).
@@ -290,6 +331,25 @@ mod tests {
         assert_eq!(s.realtime.max_payload, 1_000_000);
         assert_eq!(s.uploads.max_pdf_bytes, 10 * 1024 * 1024);
         assert!(!s.oauth.google.is_configured());
+        assert!(!s.smtp.is_configured());
+        assert_eq!(s.smtp.tls, SmtpTls::Starttls);
+    }
+
+    #[test]
+    fn smtp_settings_come_from_the_environment() {
+        let s = Settings::load_from(&env(&[
+            ("PARLEY_SMTP_URL", "smtp://127.0.0.1:2525"),
+            ("PARLEY_SMTP_TLS", "none"),
+            ("PARLEY_SMTP_FROM", "Help <help@shop.example>"),
+        ]))
+        .unwrap();
+        assert!(s.smtp.is_configured());
+        assert_eq!(s.smtp.tls, SmtpTls::None);
+        assert_eq!(s.smtp.from, "Help <help@shop.example>");
+        let err = Settings::load_from(&env(&[("PARLEY_SMTP_TLS", "sometimes")])).unwrap_err();
+        assert!(err.to_string().contains("tls") || err.to_string().contains("variant"), "{err}");
+        let err = Settings::load_from(&env(&[("PARLEY_SMTP_URL", "http://mail")])).unwrap_err();
+        assert!(err.to_string().contains("smtp.url"), "{err}");
     }
 
     #[test]

@@ -27,6 +27,8 @@ on_both_backends!(
     hundred_take_races_have_one_winner_each,
     limits_are_enforced_before_anything_is_saved,
     an_agent_who_leaves_a_bot_hears_no_more_of_it,
+    a_removed_member_loses_live_access_at_once,
+    revoking_a_users_sessions_closes_their_connections,
 );
 
 /// Answers "echo: {question}", streaming it in two halves; "fail" fails, "slow" sleeps.
@@ -53,13 +55,17 @@ impl Brain for TestBrain {
     }
 }
 
-/// A live connection that records every event it is sent.
+/// A live connection that records every event it is sent (and being closed, as `closed`).
 struct Recorder(Arc<Mutex<Vec<(String, serde_json::Value)>>>);
 
 impl Sink for Recorder {
     fn push(&self, event: &Arc<Outgoing>) {
         let payload: serde_json::Value = serde_json::from_str(event.payload_json()).unwrap();
         self.0.lock().unwrap().push((event.name().to_string(), payload));
+    }
+
+    fn close(&self) {
+        self.0.lock().unwrap().push(("closed".to_string(), serde_json::Value::Null));
     }
 }
 
@@ -346,4 +352,45 @@ async fn an_agent_who_leaves_a_bot_hears_no_more_of_it(backend: Backend) {
     // Joining again brings it all back, starting with the queue.
     w.engine.join_as_agent(&a.conn, &w.bot_id).await.unwrap();
     a.wait_until("active-support-sessions", |e| e["sessions"].as_array().is_some_and(|s| s.len() == 2)).await;
+}
+
+async fn a_removed_member_loses_live_access_at_once(backend: Backend) {
+    let w = world(backend, Duration::from_secs(5)).await;
+    let ann = join_team(&w, "ann@x.co", "Ann", Role::Agent).await;
+    let ann_id = match &ann { Who::Member { user_id, .. } => user_id.clone(), _ => unreachable!() };
+    let a = client(&w.engine, ann.clone());
+    assert_eq!(w.engine.agents_online(&w.bot_id), 0);
+    w.engine.join_as_agent(&a.conn, &w.bot_id).await.unwrap();
+    assert_eq!(w.engine.agents_online(&w.bot_id), 1);
+    let sid = say(&w, None, "hello").await.session_id;
+    w.engine.join_session(&a.conn, &sid).await.unwrap();
+    // Joining cached her role on the live path; the store change alone would show only later.
+
+    let member = w.store.team_members(&w.bot_id).await.unwrap().into_iter().find(|m| m.user_id.as_deref() == Some(ann_id.as_str())).unwrap();
+    w.store.remove_member(&w.bot_id, &member.id).await.unwrap();
+    w.engine.member_removed(&w.bot_id, &ann_id);
+    assert_eq!(w.engine.agents_online(&w.bot_id), 0, "she is no longer an online agent of the bot");
+    let refused = w.engine.agent_message(&ann, &sid, "still here?").await;
+    assert!(matches!(refused, Err(EngineError::NotFound(_))), "{refused:?}");
+    assert!(w.engine.join_as_agent(&a.conn, &w.bot_id).await.is_err());
+    let before = a.log.lock().unwrap().len();
+    w.engine.request_support(&w.owner, &sid, "help", CustomerInfo::default()).await.unwrap();
+    say(&w, Some(&sid), "anyone?").await;
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let after: Vec<String> = a.log.lock().unwrap().iter().skip(before).map(|(n, _)| n.clone()).collect();
+    assert!(after.is_empty(), "nothing of the bot reaches a removed member: {after:?}");
+}
+
+async fn revoking_a_users_sessions_closes_their_connections(backend: Backend) {
+    let w = world(backend, Duration::from_secs(5)).await;
+    let ann = join_team(&w, "ann@x.co", "Ann", Role::Agent).await;
+    let bob = join_team(&w, "bob@x.co", "Bob", Role::Agent).await;
+    let ann_id = match &ann { Who::Member { user_id, .. } => user_id.clone(), _ => unreachable!() };
+    let a1 = client(&w.engine, ann.clone());
+    let a2 = client(&w.engine, ann);
+    let b = client(&w.engine, bob);
+    w.engine.user_signed_out(&ann_id);
+    assert_eq!(a1.events("closed").len(), 1);
+    assert_eq!(a2.events("closed").len(), 1);
+    assert!(b.events("closed").is_empty(), "other users stay connected");
 }

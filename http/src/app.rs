@@ -127,6 +127,16 @@ impl Application {
                 Err(e) => tracing::error!("resuming unfinished training: {e}"),
             }
         });
+        // Links in mail name the port actually bound when the address asked for any (port 0).
+        let public_base = if settings.public_url.is_empty() {
+            let host = settings.addr.rsplit_once(':').map(|(h, _)| h).unwrap_or("127.0.0.1");
+            format!("http://{host}:{port}")
+        } else {
+            settings.public_base_url()
+        };
+        let mail = crate::mail::Outbox::new(store.clone(), &public_base);
+        let transport = crate::mail::Transport::from_settings(&settings).map_err(StartError::Other)?;
+        crate::mail::spawn_sender(&mail, transport, &settings);
         let visitor_limiter = crate::limits::VisitorLimiter::new(settings.realtime.visitor_messages_per_minute, Duration::from_secs(60));
         let state = web::Data::from(Arc::new(AppState {
             engine,
@@ -138,6 +148,7 @@ impl Application {
             http,
             dummy_hash,
             visitor_limiter,
+            mail,
         }));
         let io = crate::live::socket_server(state.clone());
         let settings_workers = state.settings.workers;

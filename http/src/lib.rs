@@ -8,6 +8,8 @@ pub mod embedding;
 pub mod error;
 pub mod limits;
 pub mod live;
+pub mod mail;
+pub mod notify;
 pub mod realtime;
 pub mod routes;
 pub mod state;

@@ -39,6 +39,10 @@ impl Sink for SocketSink {
             self.0.emit_json(event.name(), event.payload_json());
         }
     }
+
+    fn close(&self) {
+        self.0.disconnect();
+    }
 }
 
 /// One socket's allowance: a token bucket for its events, how many are being handled, and
@@ -130,10 +134,9 @@ pub fn socket_server(state: web::Data<AppState>) -> SocketIo {
 
 async fn identify(state: &AppState, auth: &Value) -> Result<Who, ConnectError> {
     if let Some(token) = auth.get("token").and_then(Value::as_str) {
-        let claims = state.tokens.verify(token, "user").ok_or_else(|| ConnectError::new("Your session has expired, please sign in again"))?;
         let user = state
-            .store
-            .user_by_id(&claims.sub)
+            .tokens
+            .user_of(&state.store, token)
             .await
             .map_err(|_| ConnectError::new("Please try again"))?
             .ok_or_else(|| ConnectError::new("Your session has expired, please sign in again"))?;
@@ -332,6 +335,12 @@ async fn handle(state: &AppState, live: &Live, event: &str, p: &Payload) -> Resu
         "join-as-agent" => {
             let bot_id = bot_of(live, p)?;
             let queue = engine.join_as_agent(&live.conn, &bot_id).await?;
+            if let Who::Member { user_id, .. } = who {
+                // The team list's "last active"; a failed note is no reason to refuse the join.
+                if let Err(e) = state.store.touch_member(&bot_id, user_id).await {
+                    tracing::warn!("noting last active: {e}");
+                }
+            }
             *crate::realtime_lock(&live.bot) = Some(bot_id);
             Ok(json!({"sessions": queue}))
         }
@@ -351,7 +360,17 @@ async fn handle(state: &AppState, live: &Live, event: &str, p: &Payload) -> Resu
                 .or_else(|| arg(p, 2, "leadData"))
                 .and_then(|v| serde_json::from_value::<CustomerInfo>(v).ok())
                 .unwrap_or_default();
+            let customer = [info.name.clone(), info.email.clone()].into_iter().flatten().filter(|s| !s.trim().is_empty()).collect::<Vec<_>>().join(", ");
             let session = engine.request_support(who, &session_id, &message, info).await?;
+            // Nobody online to hear it: the bot's agents are told by mail (those who want it).
+            if let Who::Visitor { bot_id, .. } = who {
+                if engine.agents_online(bot_id) == 0 {
+                    let customer = if customer.is_empty() { "a visitor".to_string() } else { customer };
+                    if let Err(e) = crate::notify::support_request_unanswered(state, bot_id, &customer, &message).await {
+                        tracing::warn!("support request mail: {}", e.message);
+                    }
+                }
+            }
             Ok(json!({"session": session}))
         }
         "leave-details" => {

@@ -23,6 +23,8 @@ pub struct AppState {
     pub dummy_hash: String,
     /// Visitor messages per minute, for bots with `enableRateLimit`.
     pub visitor_limiter: crate::limits::VisitorLimiter,
+    /// Mail to send (verification, invitations, resets, alerts) and links into this server.
+    pub mail: crate::mail::Outbox,
 }
 
 pub type SharedState = Arc<AppState>;

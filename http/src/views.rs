@@ -19,6 +19,7 @@ pub fn user(u: &User) -> Value {
         "timezone": u.timezone,
         "language": u.language,
         "hasPassword": u.password_hash.is_some(),
+        "emailVerified": u.email_verified,
         "createdAt": to_rfc3339(&u.created_at),
     })
 }
@@ -89,5 +90,48 @@ pub fn invitation(i: &Invitation) -> Value {
         "role": i.role,
         "invitedBy": {"name": i.invited_by_name, "email": i.invited_by_email},
         "invitedAt": to_rfc3339(&i.invited_at),
+        "expiresAt": i.expires_at.as_ref().map(to_rfc3339),
     })
+}
+
+pub fn role_label(role: Role) -> &'static str {
+    match role {
+        Role::Owner => "Owner",
+        Role::Admin => "Administrator",
+        Role::Editor => "Editor",
+        Role::Viewer => "Viewer",
+        Role::Agent => "Support Agent",
+    }
+}
+
+/// The permission chips of spec 1 §6 (the owner has an administrator's).
+pub fn role_chips(role: Role) -> Vec<&'static str> {
+    match role {
+        Role::Owner | Role::Admin => vec!["Manage Team", "Edit Bot", "View Analytics"],
+        Role::Editor => vec!["Edit Bot", "View Analytics"],
+        Role::Viewer => vec!["View Only"],
+        Role::Agent => vec!["Handle Support", "Join Sessions"],
+    }
+}
+
+/// What each role may do, in the words of spec 1 §6.
+pub fn role_permissions(role: Role) -> Vec<&'static str> {
+    match role {
+        Role::Owner => vec!["everything an administrator may", "delete the bot"],
+        Role::Admin => vec!["manage team members", "edit bot configuration", "access all analytics", "manage integrations"],
+        Role::Editor => vec!["edit bot settings", "manage training data", "view analytics", "test bot functionality"],
+        Role::Viewer => vec!["view conversations", "basic analytics", "export data", "view bot status"],
+        Role::Agent => vec!["join customer sessions", "respond to support requests", "view conversations", "resolve tickets"],
+    }
+}
+
+/// The roles an invitation may give, as the Invite Member modal offers them.
+pub fn invitation_roles() -> Value {
+    let roles = [Role::Admin, Role::Editor, Role::Viewer, Role::Agent];
+    Value::Array(
+        roles
+            .iter()
+            .map(|r| json!({"value": r.as_str(), "label": role_label(*r), "chips": role_chips(*r), "permissions": role_permissions(*r)}))
+            .collect(),
+    )
 }

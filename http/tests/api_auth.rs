@@ -108,6 +108,8 @@ async fn profile_password_avatar_and_notifications(backend: parley_store::Backen
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["user"]["timezone"], "UTC+1");
     let (status, body) = app.put_json("/api/me", t, json!({"email": "other@b.co"})).await;
+    assert_eq!((status, message(&body)), (StatusCode::UNPROCESSABLE_ENTITY, "Enter your current password to change your email address"));
+    let (status, body) = app.put_json("/api/me", t, json!({"email": "other@b.co", "currentPassword": "password123"})).await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
     let (status, body) = app.put_json("/api/me", t, json!({"email": "nope"})).await;
     assert_eq!((status, message(&body)), (StatusCode::UNPROCESSABLE_ENTITY, "Please enter a valid email address"));
@@ -122,10 +124,15 @@ async fn profile_password_avatar_and_notifications(backend: parley_store::Backen
         .put_json("/api/me/password", t, json!({"currentPassword": "password123", "newPassword": "newpassword1", "confirmPassword": "mismatch11"}))
         .await;
     assert_eq!(message(&body), "Passwords do not match", "{status}");
-    let (status, _) = app
+    let (status, body) = app
         .put_json("/api/me/password", t, json!({"currentPassword": "password123", "newPassword": "newpassword1", "confirmPassword": "newpassword1"}))
         .await;
-    assert_eq!(status, StatusCode::NO_CONTENT);
+    assert_eq!(status, StatusCode::OK, "{body}");
+    // The old session ends; the fresh token returned goes on.
+    let (status, _) = app.get("/api/me", t).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "a session from before the password change is refused");
+    let token = body["token"].as_str().unwrap().to_string();
+    let t = Some(token.as_str());
     let (status, _) = app.post_json("/api/auth/login", None, json!({"email": "p@b.co", "password": "newpassword1"})).await;
     assert_eq!(status, StatusCode::OK);
 

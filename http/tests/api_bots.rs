@@ -294,6 +294,16 @@ async fn invitations_are_listed_and_answered(backend: parley_store::Backend) {
     let owner_id = store.user_by_email("owner@x.co").await.unwrap().unwrap().id;
     store.invite_member(&bot, "guest@x.co", Role::Agent, &owner_id).await.unwrap();
 
+    // Anyone can register any address: until it is verified, invitations to it stay closed.
+    let (status, body) = app.get("/api/invitations", Some(&guest)).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::FORBIDDEN, Some("email_unverified")));
+    let (status, _) = app.post_json("/api/invitations/anything/respond", Some(&guest), json!({"accept": true})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    for email in ["guest@x.co", "other@x.co"] {
+        let id = store.user_by_email(email).await.unwrap().unwrap().id;
+        store.mark_email_verified(&id).await.unwrap();
+    }
+
     let (status, body) = app.get("/api/invitations", Some(&guest)).await;
     assert_eq!(status, StatusCode::OK);
     let inv = &body["invitations"][0];

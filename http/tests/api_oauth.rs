@@ -134,15 +134,27 @@ async fn github_sign_in_creates_then_reuses_the_account(backend: parley_store::B
     let (_, me_again) = app.get("/api/me", Some(&again)).await;
     assert_eq!(me_again["user"]["_id"], me["user"]["_id"]);
     // An OAuth account may set a password without knowing one.
-    let (status, _) = app
+    let (status, body) = app
         .put_json("/api/me/password", Some(&token), json!({"newPassword": "password123", "confirmPassword": "password123"}))
         .await;
-    assert_eq!(status, StatusCode::NO_CONTENT);
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(me["user"]["emailVerified"], true, "the provider vouched for the address");
 }
 
 async fn google_sign_in_links_an_existing_email(backend: parley_store::Backend) {
     let app = spawn_with_provider(backend).await;
     let (_, user_id) = app.signup("member@shop.example").await;
+    // Unverified: someone else may have registered the address (pre-account takeover), so the
+    // sign-in is refused and says what to do.
+    let refused = sign_in(&app, "google").await;
+    assert!(refused.starts_with("/login?error="), "{refused}");
+    let said = url::form_urlencoded::parse(refused.trim_start_matches("/login?").as_bytes())
+        .find(|(k, _)| k == "error")
+        .map(|(_, v)| v.into_owned())
+        .unwrap();
+    assert!(said.contains("not verified") && said.contains("Forgot password?"), "{said}");
+    let store = app.db.open().await.unwrap();
+    store.mark_email_verified(&user_id).await.unwrap();
     let token = token_of(&sign_in(&app, "google").await);
     let (_, me) = app.get("/api/me", Some(&token)).await;
     assert_eq!(me["user"]["_id"], user_id.as_str());

@@ -13,6 +13,7 @@ pub mod chat;
 pub mod error;
 pub mod knowledge;
 pub mod leads;
+pub mod mail;
 pub mod models;
 pub mod overview;
 pub mod roles;
@@ -22,6 +23,7 @@ pub mod team;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod time;
+pub mod tokens;
 pub mod users;
 mod writer;
 

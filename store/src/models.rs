@@ -19,6 +19,45 @@ pub struct User {
     pub two_factor_enabled: bool,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+    /// A link sent to `email` was followed (or a provider vouched for it).
+    pub email_verified: bool,
+    /// Carried in session tokens; raised by a password change or reset, which ends every
+    /// session issued before.
+    pub token_version: i32,
+}
+
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = email_tokens)]
+pub struct EmailToken {
+    pub id: String,
+    pub user_id: String,
+    /// `verify_email`, `change_email` or `reset_password` (see `tokens::Purpose`).
+    pub purpose: String,
+    /// The address the link was sent to (the new address, for a change).
+    pub email: String,
+    pub token_hash: String,
+    pub expires_at: NaiveDateTime,
+    pub used_at: Option<NaiveDateTime>,
+    pub created_at: NaiveDateTime,
+}
+
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = mail_outbox)]
+pub struct OutboxMail {
+    pub id: String,
+    pub to_address: String,
+    pub subject: String,
+    pub text_body: String,
+    pub html_body: String,
+    /// The action link in the mail, logged when mail goes to files instead of a server.
+    pub link: Option<String>,
+    /// `pending`, `sent` or `failed` (gave up after the last attempt).
+    pub status: String,
+    pub attempts: i32,
+    pub next_attempt_at: NaiveDateTime,
+    pub last_error: Option<String>,
+    pub created_at: NaiveDateTime,
+    pub sent_at: Option<NaiveDateTime>,
 }
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
@@ -85,6 +124,8 @@ pub struct TeamMember {
     pub invited_at: NaiveDateTime,
     pub joined_at: Option<NaiveDateTime>,
     pub last_active: Option<NaiveDateTime>,
+    /// When a pending invitation's link stops working.
+    pub invite_expires_at: Option<NaiveDateTime>,
 }
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]

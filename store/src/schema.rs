@@ -12,6 +12,38 @@ diesel::table! {
         two_factor_enabled -> Bool,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        email_verified -> Bool,
+        token_version -> Integer,
+    }
+}
+
+diesel::table! {
+    email_tokens (id) {
+        id -> Text,
+        user_id -> Text,
+        purpose -> Text,
+        email -> Text,
+        token_hash -> Text,
+        expires_at -> Timestamp,
+        used_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    mail_outbox (id) {
+        id -> Text,
+        to_address -> Text,
+        subject -> Text,
+        text_body -> Text,
+        html_body -> Text,
+        link -> Nullable<Text>,
+        status -> Text,
+        attempts -> Integer,
+        next_attempt_at -> Timestamp,
+        last_error -> Nullable<Text>,
+        created_at -> Timestamp,
+        sent_at -> Nullable<Timestamp>,
     }
 }
 
@@ -77,6 +109,7 @@ diesel::table! {
         invited_at -> Timestamp,
         joined_at -> Nullable<Timestamp>,
         last_active -> Nullable<Timestamp>,
+        invite_expires_at -> Nullable<Timestamp>,
     }
 }
 
@@ -256,6 +289,7 @@ diesel::table! {
 }
 
 diesel::joinable!(user_identities -> users (user_id));
+diesel::joinable!(email_tokens -> users (user_id));
 diesel::joinable!(notification_preferences -> users (user_id));
 diesel::joinable!(bots -> users (owner_id));
 diesel::joinable!(bot_settings -> bots (bot_id));
@@ -270,6 +304,8 @@ diesel::joinable!(subscriptions -> plans (plan_id));
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     user_identities,
+    email_tokens,
+    mail_outbox,
     notification_preferences,
     bots,
     bot_settings,

@@ -56,3 +56,21 @@ impl TestDb {
         }
     }
 }
+
+impl Store {
+    /// Moves an invitation `by` into the past (sent and expiring earlier), as time would.
+    pub async fn age_invitation(&self, member_id: &str, by: chrono::Duration) -> StoreResult<()> {
+        use crate::models::TeamMember;
+        use crate::schema::team_members;
+        use diesel::prelude::*;
+        use diesel_async::RunQueryDsl;
+        let member: TeamMember = db_run!(self, |conn| team_members::table.find(member_id).first(conn).await)?;
+        let invited = member.invited_at - by;
+        let expires = member.invite_expires_at.map(|at| at - by);
+        db_run!(self, |conn| diesel::update(team_members::table.find(member_id))
+            .set((team_members::invited_at.eq(invited), team_members::invite_expires_at.eq(expires)))
+            .execute(conn)
+            .await)?;
+        Ok(())
+    }
+}

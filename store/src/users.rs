@@ -17,12 +17,25 @@ pub struct NewUser {
     pub profile_picture: Option<String>,
 }
 
+/// What a user may change on their own profile at once. The email is not here: a new address
+/// takes effect only through the link sent to it (`tokens`).
 #[derive(Debug, Clone, Default)]
 pub struct ProfileUpdate {
     pub name: Option<String>,
-    pub email: Option<String>,
     pub timezone: Option<String>,
     pub language: Option<String>,
+}
+
+/// How an outside sign-in ended.
+#[derive(Debug, Clone)]
+pub enum IdentitySignIn {
+    User(User),
+    /// An existing (verified) account signed in through this provider for the first time; the
+    /// identity is linked to it now (its owner is told: a security alert).
+    LinkedNow(User),
+    /// An account with the provider's email exists, but its address was never verified: linking
+    /// would hand it to whoever created it (pre-account takeover), so the sign-in is refused.
+    UnverifiedAccountExists,
 }
 
 /// A sign-in through an outside provider.
@@ -63,6 +76,8 @@ fn new_user_row(new: NewUser) -> User {
         two_factor_enabled: false,
         created_at: now,
         updated_at: now,
+        email_verified: false,
+        token_version: 0,
     }
 }
 
@@ -97,15 +112,11 @@ impl Store {
     }
 
     pub async fn update_profile(&self, id: &str, update: ProfileUpdate) -> StoreResult<User> {
-        let email = update.email.as_deref().map(normalize_email);
         let now = time::now();
         db_tx!(self, |conn| async move {
             let mut user: User = users::table.find(id).first(conn).await?;
             if let Some(name) = update.name {
                 user.name = name.trim().to_string();
-            }
-            if let Some(email) = email {
-                user.email = email;
             }
             if let Some(tz) = update.timezone {
                 user.timezone = tz;
@@ -117,7 +128,6 @@ impl Store {
             diesel::update(users::table.find(id))
                 .set((
                     users::name.eq(&user.name),
-                    users::email.eq(&user.email),
                     users::timezone.eq(&user.timezone),
                     users::language.eq(&user.language),
                     users::updated_at.eq(now),
@@ -128,15 +138,31 @@ impl Store {
         })
     }
 
-    pub async fn set_password_hash(&self, id: &str, hash: &str) -> StoreResult<()> {
+    /// Sets a new password and raises the token version, which ends every session issued
+    /// before; returns the updated user (whose version new tokens must carry).
+    pub async fn set_password_hash(&self, id: &str, hash: &str) -> StoreResult<User> {
         let now = time::now();
         let n = db_run!(self, |conn| diesel::update(users::table.find(id))
-            .set((users::password_hash.eq(hash), users::updated_at.eq(now)))
+            .set((
+                users::password_hash.eq(hash),
+                users::token_version.eq(users::token_version + 1),
+                users::updated_at.eq(now),
+            ))
             .execute(conn)
             .await)?;
         if n == 0 {
             return Err(crate::StoreError::NotFound);
         }
+        self.user_by_id(id).await?.ok_or(crate::StoreError::NotFound)
+    }
+
+    /// Marks the user's current address verified (tests and tools; the product goes through
+    /// `redeem_email_token`).
+    pub async fn mark_email_verified(&self, id: &str) -> StoreResult<()> {
+        db_run!(self, |conn| diesel::update(users::table.find(id))
+            .set(users::email_verified.eq(true))
+            .execute(conn)
+            .await)?;
         Ok(())
     }
 
@@ -184,15 +210,17 @@ impl Store {
     }
 
     /// The user behind an outside sign-in: the one already linked to it, else the account with
-    /// the same email (linked now), else a new account. All in one transaction.
-    pub async fn user_for_identity(&self, identity: ExternalIdentity) -> StoreResult<User> {
+    /// the same *verified* email (linked now), else a new account, verified since the provider
+    /// vouches for the address. All in one transaction.
+    pub async fn user_for_identity(&self, identity: ExternalIdentity) -> StoreResult<IdentitySignIn> {
         let email = normalize_email(&identity.email);
-        let fresh = new_user_row(NewUser {
+        let mut fresh = new_user_row(NewUser {
             email: email.clone(),
             name: identity.name.clone(),
             password_hash: None,
             profile_picture: identity.picture.clone(),
         });
+        fresh.email_verified = true;
         let prefs = default_prefs(&fresh.id);
         let subscription = new_subscription(&fresh.id, &self.default_plan, fresh.created_at);
         db_tx!(self, |conn| async move {
@@ -205,17 +233,18 @@ impl Store {
                 .await
                 .optional()?;
             if let Some(user) = linked {
-                return Ok(user);
+                return Ok(IdentitySignIn::User(user));
             }
             let existing: Option<User> =
                 users::table.filter(users::email.eq(&email)).first(conn).await.optional()?;
-            let user = match existing {
-                Some(user) => user,
+            let (user, linked_existing) = match existing {
+                Some(user) if !user.email_verified => return Ok(IdentitySignIn::UnverifiedAccountExists),
+                Some(user) => (user, true),
                 None => {
                     diesel::insert_into(users::table).values(&fresh).execute(conn).await?;
                     diesel::insert_into(notification_preferences::table).values(&prefs).execute(conn).await?;
                     diesel::insert_into(subscriptions::table).values(&subscription).execute(conn).await?;
-                    fresh
+                    (fresh, false)
                 }
             };
             let link = UserIdentity {
@@ -227,7 +256,7 @@ impl Store {
                 created_at: time::now(),
             };
             diesel::insert_into(user_identities::table).values(&link).execute(conn).await?;
-            Ok(user)
+            Ok(if linked_existing { IdentitySignIn::LinkedNow(user) } else { IdentitySignIn::User(user) })
         })
     }
 }

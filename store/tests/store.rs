@@ -2,7 +2,8 @@
 
 use parley_store::bots::{BotSettings, BotUpdate, NewBot, WidgetConfig};
 use parley_store::testing::TestDb;
-use parley_store::users::{ExternalIdentity, NewUser, ProfileUpdate};
+use parley_store::tokens::{Purpose, Redeem};
+use parley_store::users::{ExternalIdentity, IdentitySignIn, NewUser, ProfileUpdate};
 use parley_store::{Backend, Role, Store, StoreError};
 
 macro_rules! on_both_backends {
@@ -26,7 +27,20 @@ on_both_backends!(
     support_figures_come_from_the_sessions,
     data_survives_reopening,
     activity_is_logged_and_scoped,
+    oauth_refuses_to_link_an_unverified_account,
+    email_links_work_once_and_only_for_their_purpose,
+    an_email_change_takes_effect_only_through_its_link,
+    a_password_reset_raises_the_token_version_and_verifies,
+    invitations_by_token_expire_renew_and_are_removed,
+    the_outbox_claims_each_mail_once_and_backs_off,
 );
+
+fn signed_in(outcome: IdentitySignIn) -> parley_store::models::User {
+    match outcome {
+        IdentitySignIn::User(u) | IdentitySignIn::LinkedNow(u) => u,
+        IdentitySignIn::UnverifiedAccountExists => panic!("sign-in refused"),
+    }
+}
 
 async fn store(backend: Backend) -> (TestDb, Store) {
     let db = TestDb::new(backend).await.expect("test database");
@@ -90,13 +104,13 @@ async fn profile_and_password_updates_persist(backend: Backend) {
         .await
         .unwrap();
     assert_eq!(updated.name, "Bea");
-    let clash = store.update_profile(&u.id, ProfileUpdate { email: Some(other.email.clone()), ..Default::default() }).await;
-    assert!(matches!(clash, Err(StoreError::Conflict(_))));
-    store.set_password_hash(&u.id, "new-hash").await.unwrap();
+    let _ = other;
+    let changed = store.set_password_hash(&u.id, "new-hash").await.unwrap();
+    assert_eq!(changed.token_version, u.token_version + 1, "a new password ends older sessions");
     let reread = store.user_by_id(&u.id).await.unwrap().unwrap();
     assert_eq!(reread.password_hash.as_deref(), Some("new-hash"));
     assert_eq!(reread.timezone, "UTC+1");
-    assert_eq!(reread.email, "a@b.co", "a refused email change leaves the old one");
+    assert_eq!(reread.email, "a@b.co");
     let mut prefs = store.notification_prefs(&u.id).await.unwrap();
     prefs.weekly_reports = true;
     store.save_notification_prefs(prefs).await.unwrap();
@@ -106,6 +120,7 @@ async fn profile_and_password_updates_persist(backend: Backend) {
 async fn oauth_identity_links_to_existing_email_once(backend: Backend) {
     let (_db, store) = store(backend).await;
     let u = user(&store, "dev@example.com").await;
+    store.mark_email_verified(&u.id).await.unwrap();
     let identity = ExternalIdentity {
         provider: "github".into(),
         subject: "42".into(),
@@ -113,11 +128,15 @@ async fn oauth_identity_links_to_existing_email_once(backend: Backend) {
         name: "Dev".into(),
         picture: None,
     };
-    let linked = store.user_for_identity(identity.clone()).await.unwrap();
+    let first = store.user_for_identity(identity.clone()).await.unwrap();
+    assert!(matches!(first, IdentitySignIn::LinkedNow(_)), "linking an existing account is reported");
+    let linked = signed_in(first);
     assert_eq!(linked.id, u.id);
     let again = store.user_for_identity(identity).await.unwrap();
+    assert!(matches!(again, IdentitySignIn::User(_)), "an identity already linked is a plain sign-in");
+    let again = signed_in(again);
     assert_eq!(again.id, u.id);
-    let fresh = store
+    let fresh = signed_in(store
         .user_for_identity(ExternalIdentity {
             provider: "google".into(),
             subject: "g-1".into(),
@@ -126,8 +145,9 @@ async fn oauth_identity_links_to_existing_email_once(backend: Backend) {
             picture: Some("http://pic".into()),
         })
         .await
-        .unwrap();
+        .unwrap());
     assert_ne!(fresh.id, u.id);
+    assert!(fresh.email_verified, "the provider vouches for the address");
     assert_eq!(fresh.profile_picture.as_deref(), Some("http://pic"));
     assert_eq!(store.allowance(&fresh.id).await.unwrap().plan.id, "free");
 }
@@ -328,4 +348,149 @@ async fn support_figures_come_from_the_sessions(backend: Backend) {
     assert!(s.average_response_secs.unwrap() >= 0.0 && s.average_response_secs.unwrap() < 60.0);
     let tomorrow = parley_store::time::now() + chrono::Duration::hours(1);
     assert_eq!(store.support_stats(&b.id, tomorrow).await.unwrap().resolved_today, 0);
+}
+
+async fn oauth_refuses_to_link_an_unverified_account(backend: Backend) {
+    let (_db, store) = store(backend).await;
+    // Someone registered the victim's address first and never verified it.
+    let squatter = user(&store, "victim@example.com").await;
+    let identity = ExternalIdentity {
+        provider: "google".into(),
+        subject: "g-victim".into(),
+        email: "victim@example.com".into(),
+        name: "Victim".into(),
+        picture: None,
+    };
+    let outcome = store.user_for_identity(identity.clone()).await.unwrap();
+    assert!(matches!(outcome, IdentitySignIn::UnverifiedAccountExists));
+    // Nothing was linked: the refusal repeats, and the account has no identity.
+    assert!(matches!(store.user_for_identity(identity.clone()).await.unwrap(), IdentitySignIn::UnverifiedAccountExists));
+    store.mark_email_verified(&squatter.id).await.unwrap();
+    assert_eq!(signed_in(store.user_for_identity(identity).await.unwrap()).id, squatter.id);
+}
+
+async fn email_links_work_once_and_only_for_their_purpose(backend: Backend) {
+    let (_db, store) = store(backend).await;
+    let u = user(&store, "ann@x.co").await;
+    assert!(!u.email_verified, "a new account is unverified");
+    let hour = chrono::Duration::hours(1);
+    let first = store.create_email_token(&u.id, Purpose::VerifyEmail, &u.email, "h1", hour).await.unwrap();
+    let second = store.create_email_token(&u.id, Purpose::VerifyEmail, &u.email, "h2", hour).await.unwrap();
+    let now = parley_store::time::now();
+    assert!(store.email_token(&first.id).await.unwrap().unwrap().used_at.is_some(), "a newer link retires the older");
+    assert!(matches!(store.redeem_email_token(&first.id, Redeem::ConfirmEmail, now).await, Err(StoreError::NotFound)));
+    let wrong = store.redeem_email_token(&second.id, Redeem::ResetPassword { password_hash: "x".into() }, now).await;
+    assert!(matches!(wrong, Err(StoreError::NotFound)), "a verification link cannot reset a password");
+    let later = now + chrono::Duration::hours(2);
+    assert!(matches!(store.redeem_email_token(&second.id, Redeem::ConfirmEmail, later).await, Err(StoreError::NotFound)), "expired");
+    let verified = store.redeem_email_token(&second.id, Redeem::ConfirmEmail, now).await.unwrap();
+    assert!(verified.email_verified);
+    assert!(matches!(store.redeem_email_token(&second.id, Redeem::ConfirmEmail, now).await, Err(StoreError::NotFound)), "single use");
+    assert_eq!(store.latest_email_token(&u.id, Purpose::VerifyEmail).await.unwrap().unwrap().id, second.id);
+}
+
+async fn an_email_change_takes_effect_only_through_its_link(backend: Backend) {
+    let (_db, store) = store(backend).await;
+    let u = user(&store, "old@x.co").await;
+    let taken = user(&store, "taken@x.co").await;
+    let day = chrono::Duration::days(1);
+    let now = parley_store::time::now();
+    let change = store.create_email_token(&u.id, Purpose::ChangeEmail, "New@X.co", "h", day).await.unwrap();
+    let verify_old = store.create_email_token(&u.id, Purpose::VerifyEmail, "old@x.co", "v", day).await.unwrap();
+    assert_eq!(store.user_by_id(&u.id).await.unwrap().unwrap().email, "old@x.co", "nothing changes before the link");
+    let changed = store.redeem_email_token(&change.id, Redeem::ConfirmEmail, now).await.unwrap();
+    assert_eq!(changed.email, "new@x.co");
+    assert!(changed.email_verified);
+    assert!(matches!(store.redeem_email_token(&verify_old.id, Redeem::ConfirmEmail, now).await, Err(StoreError::NotFound)), "links to the old address die");
+    // An address taken meanwhile is a conflict, and the link stays unused.
+    let clash = store.create_email_token(&u.id, Purpose::ChangeEmail, &taken.email, "c", day).await.unwrap();
+    assert!(matches!(store.redeem_email_token(&clash.id, Redeem::ConfirmEmail, now).await, Err(StoreError::Conflict(_))));
+    assert!(store.email_token(&clash.id).await.unwrap().unwrap().used_at.is_none());
+    assert_eq!(store.user_by_id(&u.id).await.unwrap().unwrap().email, "new@x.co");
+}
+
+async fn a_password_reset_raises_the_token_version_and_verifies(backend: Backend) {
+    let (_db, store) = store(backend).await;
+    let u = user(&store, "reset@x.co").await;
+    let now = parley_store::time::now();
+    let link = store.create_email_token(&u.id, Purpose::ResetPassword, &u.email, "r", chrono::Duration::hours(1)).await.unwrap();
+    let after = store.redeem_email_token(&link.id, Redeem::ResetPassword { password_hash: "new".into() }, now).await.unwrap();
+    assert_eq!(after.password_hash.as_deref(), Some("new"));
+    assert_eq!(after.token_version, u.token_version + 1);
+    assert!(after.email_verified, "the link proved the mailbox");
+    let again = store.redeem_email_token(&link.id, Redeem::ResetPassword { password_hash: "newer".into() }, now).await;
+    assert!(matches!(again, Err(StoreError::NotFound)));
+}
+
+async fn invitations_by_token_expire_renew_and_are_removed(backend: Backend) {
+    let (_db, store) = store(backend).await;
+    let owner = user(&store, "o@x.co").await;
+    let agent = user(&store, "agent@x.co").await;
+    let b = bot(&store, &owner.id, "Helper").await;
+    let inv = store.create_invitation(&b.id, "Agent@x.co", Role::Agent, &owner.id, Some("hash-1")).await.unwrap();
+    assert_eq!(inv.invite_token.as_deref(), Some("hash-1"));
+    let expires = inv.invite_expires_at.unwrap();
+    assert_eq!((expires - inv.invited_at).num_days(), 7);
+    let details = store.invitation_details(&b.id, &inv.id).await.unwrap().unwrap();
+    assert_eq!(details.bot.name, "Helper");
+    assert_eq!(details.inviter.unwrap().email, "o@x.co");
+    assert!(parley_store::team::invitation_expired(&inv, expires));
+    assert!(!parley_store::team::invitation_expired(&inv, inv.invited_at));
+    let renewed = store.renew_invitation(&b.id, &inv.id, "hash-2").await.unwrap();
+    assert_eq!(renewed.invite_token.as_deref(), Some("hash-2"));
+    // The owner cannot join their own bot's team; the invitee can, once.
+    assert!(matches!(store.accept_invitation(&b.id, &inv.id, &owner.id).await, Err(StoreError::Conflict(_))));
+    let member = store.accept_invitation(&b.id, &inv.id, &agent.id).await.unwrap();
+    assert_eq!(member.status, "active");
+    assert!(member.invite_token.is_none());
+    assert!(matches!(store.accept_invitation(&b.id, &inv.id, &agent.id).await, Err(StoreError::NotFound)));
+    let changed = store.set_member_role(&b.id, &inv.id, Role::Viewer).await.unwrap();
+    assert_eq!(changed.role, "viewer");
+    assert_eq!(store.bot_for_user(&b.id, &agent.id).await.unwrap().unwrap().1, Role::Viewer);
+    let roster = store.team_roster(&b.id).await.unwrap();
+    assert_eq!(roster.len(), 1);
+    assert_eq!(roster[0].user.as_ref().unwrap().id, agent.id);
+    let removed = store.remove_member(&b.id, &inv.id).await.unwrap();
+    assert_eq!(removed.user_id.as_deref(), Some(agent.id.as_str()));
+    assert!(store.bot_for_user(&b.id, &agent.id).await.unwrap().is_none());
+    // Declining removes a pending invitation; other bots' ids do not reach it.
+    let other = bot(&store, &owner.id, "Other").await;
+    let inv2 = store.create_invitation(&b.id, "x@x.co", Role::Editor, &owner.id, Some("h")).await.unwrap();
+    assert!(matches!(store.decline_invitation(&other.id, &inv2.id).await, Err(StoreError::NotFound)));
+    store.decline_invitation(&b.id, &inv2.id).await.unwrap();
+    assert!(store.team_member(&b.id, &inv2.id).await.unwrap().is_none());
+}
+
+async fn the_outbox_claims_each_mail_once_and_backs_off(backend: Backend) {
+    use parley_store::mail::NewMail;
+    let (_db, store) = store(backend).await;
+    let mail = store
+        .enqueue_mail(NewMail { to: "a@x.co".into(), subject: "S".into(), text: "secret link".into(), html: "<p>x</p>".into(), link: Some("http://l".into()) })
+        .await
+        .unwrap();
+    let now = parley_store::time::now();
+    let due = store.due_mail(now, 10).await.unwrap();
+    assert_eq!(due.len(), 1);
+    let lease = now + chrono::Duration::minutes(5);
+    assert!(store.claim_mail(&due[0], lease).await.unwrap());
+    assert!(!store.claim_mail(&due[0], lease).await.unwrap(), "a second claim loses");
+    assert!(store.due_mail(now, 10).await.unwrap().is_empty(), "a claimed mail is not due");
+    let retry = now + chrono::Duration::seconds(5);
+    store.mail_attempt_failed(&mail.id, "connection refused", Some(retry)).await.unwrap();
+    assert_eq!(store.next_mail_due().await.unwrap(), Some(retry));
+    let again = store.due_mail(retry, 10).await.unwrap();
+    assert_eq!(again[0].attempts, 1);
+    assert_eq!(again[0].last_error.as_deref(), Some("connection refused"));
+    store.mail_sent(&mail.id).await.unwrap();
+    let kept = &store.outbox(10).await.unwrap()[0];
+    assert_eq!(kept.status, "sent");
+    assert_eq!(kept.text_body, "", "a sent mail's secret link is not kept");
+    assert!(kept.link.is_none());
+    assert_eq!(store.next_mail_due().await.unwrap(), None);
+    let doomed = store
+        .enqueue_mail(NewMail { to: "b@x.co".into(), subject: "S".into(), text: "t".into(), html: "h".into(), link: None })
+        .await
+        .unwrap();
+    store.mail_attempt_failed(&doomed.id, "gave up", None).await.unwrap();
+    assert_eq!(store.outbox(10).await.unwrap().iter().find(|m| m.id == doomed.id).unwrap().status, "failed");
 }

@@ -9,6 +9,9 @@ import { LandingRoute } from './routes/landing';
 import { LoginRoute } from './routes/login';
 import { SignupRoute } from './routes/signup';
 import { AuthSuccessRoute } from './routes/auth-success';
+import { VerifyEmailRoute } from './routes/verify-email';
+import { ForgotPasswordRoute } from './routes/forgot-password';
+import { ResetPasswordRoute } from './routes/reset-password';
 import { MyBotsRoute } from './routes/my-bots';
 import { ServerPageRoute } from './routes/server-page';
 import { NotFoundRoute } from './routes/not-found';
@@ -39,6 +42,10 @@ export const routes: RouteObject[] = [
   { path: '/login', element: <RedirectIfSignedIn><LoginRoute /></RedirectIfSignedIn> },
   { path: '/signup', element: <RedirectIfSignedIn><SignupRoute /></RedirectIfSignedIn> },
   { path: '/auth-success', element: <AuthSuccessRoute /> },
+  // Links mailed by the server: verify an address, choose a new password.
+  { path: '/verify-email', element: <VerifyEmailRoute /> },
+  { path: '/forgot-password', element: <RedirectIfSignedIn><ForgotPasswordRoute /></RedirectIfSignedIn> },
+  { path: '/reset-password', element: <ResetPasswordRoute /> },
   // The visitor chat is the widget app, served by the server at these paths.
   { path: '/chat', element: <ServerPageRoute /> },
   { path: '/chatbot', element: <ServerPageRoute /> },

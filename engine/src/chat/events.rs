@@ -13,6 +13,8 @@ use serde_json::{json, Value};
 /// transport's to close).
 pub trait Sink: Send + Sync {
     fn push(&self, event: &Arc<Outgoing>);
+    /// Ends the connection (its user's sessions were revoked). Sinks that cannot, ignore it.
+    fn close(&self) {}
 }
 
 /// An event on its way to one or more connections, its payload serialized once for all of

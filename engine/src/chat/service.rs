@@ -32,6 +32,8 @@ struct ConnState {
     /// Sessions followed, with their bot.
     session_bots: HashMap<String, Arc<str>>,
     bots: HashSet<String>,
+    /// Where the connection's events go, to end it when its user's sessions are revoked.
+    sink: Option<Arc<dyn Sink>>,
 }
 
 #[derive(Clone)]
@@ -168,6 +170,11 @@ impl Engine {
         }
     }
 
+    /// Members' connections working on the bot right now (joined as agents).
+    pub fn agents_online(&self, bot_id: &str) -> usize {
+        self.conns().values().filter(|state| state.user_id.is_some() && state.bots.contains(bot_id)).count()
+    }
+
     /// The session's actor and bot, if this connection may act in it: a visitor only in their
     /// own session, a member in any session of a bot they have a role on. No database read
     /// once the session is live and the role known.
@@ -272,7 +279,24 @@ impl Engine {
             Who::Member { user_id, .. } => Some(user_id.clone()),
             Who::Visitor { .. } => None,
         };
-        self.conns().entry(conn.id).or_default().user_id = user_id;
+        let mut conns = self.conns();
+        let state = conns.entry(conn.id).or_default();
+        state.user_id = user_id;
+        state.sink = Some(conn.sink.clone());
+    }
+
+    /// The user's sessions were revoked (a password change or reset): their live connections
+    /// end now; reconnecting needs a token issued since.
+    pub fn user_signed_out(&self, user_id: &str) {
+        let sinks: Vec<Arc<dyn Sink>> = self
+            .conns()
+            .values()
+            .filter(|state| state.user_id.as_deref() == Some(user_id))
+            .filter_map(|state| state.sink.clone())
+            .collect();
+        for sink in sinks {
+            sink.close();
+        }
     }
 
     pub fn disconnect(&self, conn_id: ConnId) {

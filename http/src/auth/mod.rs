@@ -2,8 +2,10 @@
 //! their signatures (`AuthUser`, `BotAccess<Policy>`), so no handler can forget a check.
 
 pub mod access;
+pub mod links;
 pub mod oauth;
 pub mod password;
+pub mod secrets;
 pub mod tokens;
 
 pub use access::{BotAccess, EditBot, HandleSupport, ManageTeam, OwnBot, ViewBot};

@@ -21,6 +21,10 @@ pub struct Claims {
     /// For visitor tokens: the bot the session belongs to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bot: Option<String>,
+    /// For user tokens: the user's token version when it was issued. A password change or
+    /// reset raises the version, and every token carrying an older one is refused.
+    #[serde(default)]
+    pub ver: i32,
 }
 
 #[derive(Clone)]
@@ -39,11 +43,16 @@ impl TokenKeys {
         }
     }
 
-    pub fn issue_user(&self, user_id: &str) -> ApiResult<String> {
-        self.issue(user_id, "user", None)
+    /// A session for `user`, bound to their current token version.
+    pub fn issue_user(&self, user: &User) -> ApiResult<String> {
+        self.encode(user.id.as_str(), "user", None, user.token_version)
     }
 
     pub fn issue(&self, subject: &str, kind: &str, bot: Option<&str>) -> ApiResult<String> {
+        self.encode(subject, kind, bot, 0)
+    }
+
+    fn encode(&self, subject: &str, kind: &str, bot: Option<&str>, ver: i32) -> ApiResult<String> {
         let now = chrono::Utc::now().timestamp();
         let claims = Claims {
             sub: subject.to_string(),
@@ -51,8 +60,17 @@ impl TokenKeys {
             iat: now,
             exp: now.saturating_add(self.ttl_secs),
             bot: bot.map(str::to_string),
+            ver,
         };
         encode(&Header::new(Algorithm::HS256), &claims, &self.encoding).map_err(ApiError::internal)
+    }
+
+    /// The user a session token stands for: valid, unexpired, and issued since the user's
+    /// last password change or reset. `None` for anything else.
+    pub async fn user_of(&self, store: &parley_store::Store, token: &str) -> ApiResult<Option<User>> {
+        let Some(claims) = self.verify(token, "user") else { return Ok(None) };
+        let user = store.user_by_id(&claims.sub).await?;
+        Ok(user.filter(|u| u.token_version == claims.ver))
     }
 
     /// The claims of a valid, unexpired token of the given kind.
@@ -65,7 +83,7 @@ impl TokenKeys {
 }
 
 /// The signed-in member making the request. Missing, malformed, expired or revoked (the user
-/// no longer exists) tokens are all 401.
+/// no longer exists, or changed their password since) tokens are all 401.
 pub struct AuthUser(pub User);
 
 impl FromRequest for AuthUser {
@@ -87,13 +105,9 @@ impl FromRequest for AuthUser {
                 .map(str::trim)
                 .filter(|t| !t.is_empty())
                 .ok_or_else(|| ApiError::unauthorized("Sign in to continue"))?;
-            let claims = state
-                .tokens
-                .verify(token, "user")
-                .ok_or_else(|| ApiError::unauthorized("Your session has expired, please sign in again"))?;
             let user = state
-                .store
-                .user_by_id(&claims.sub)
+                .tokens
+                .user_of(&state.store, token)
                 .await?
                 .ok_or_else(|| ApiError::unauthorized("Your session has expired, please sign in again"))?;
             Ok(AuthUser(user))

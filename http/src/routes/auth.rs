@@ -1,15 +1,17 @@
-//! Sign-up, sign-in with a password, and sign-in through Google or GitHub.
+//! Sign-up (with a verification mail), sign-in with a password, sign-in through Google or
+//! GitHub, following emailed links (verify, confirm a new address), and 'Forgot password?'.
 
 use actix_web::http::header::LOCATION;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
-use parley_store::users::NewUser;
-use parley_store::StoreError;
+use parley_store::tokens::{Purpose, Redeem};
+use parley_store::users::{IdentitySignIn, NewUser};
+use parley_store::{time, StoreError};
 use serde::Deserialize;
 use serde_json::json;
 
 use crate::auth::oauth::{self, Provider};
-use crate::auth::password;
+use crate::auth::{links, password, AuthUser};
 use crate::domain::{person_name, Email, Password};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
@@ -18,6 +20,10 @@ use crate::views;
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/auth/signup", web::post().to(signup))
         .route("/auth/login", web::post().to(login))
+        .route("/auth/verify-email", web::post().to(verify_email))
+        .route("/auth/resend-verification", web::post().to(resend_verification))
+        .route("/auth/forgot-password", web::post().to(forgot_password))
+        .route("/auth/reset-password", web::post().to(reset_password))
         .route("/auth/{provider}", web::get().to(oauth_start))
         .route("/auth/{provider}/callback", web::get().to(oauth_callback));
 }
@@ -53,8 +59,9 @@ async fn signup(state: web::Data<AppState>, body: web::Json<SignupBody>) -> ApiR
             other => other.into(),
         })?;
     state.store.log_activity(Some(&user.id), None, "account", "Account created").await?;
-    let token = state.tokens.issue_user(&user.id)?;
-    Ok(HttpResponse::Created().json(json!({"token": token, "user": views::user(&user)})))
+    links::send_verification(&state, &user).await?;
+    let token = state.tokens.issue_user(&user)?;
+    Ok(HttpResponse::Created().json(json!({"token": token, "user": views::user(&user), "verificationSent": true})))
 }
 
 #[derive(Deserialize)]
@@ -82,8 +89,99 @@ async fn login(state: web::Data<AppState>, body: web::Json<LoginBody>) -> ApiRes
         (Some(user), true) => user,
         _ => return Err(ApiError::unauthorized(REFUSED)),
     };
-    let token = state.tokens.issue_user(&user.id)?;
+    let token = state.tokens.issue_user(&user)?;
     Ok(HttpResponse::Ok().json(json!({"token": token, "user": views::user(&user)})))
+}
+
+#[derive(Deserialize)]
+struct TokenBody {
+    #[serde(default)]
+    token: String,
+}
+
+/// Follows a verification or email-change link (the dashboard's `/verify-email?token=` page
+/// posts it here; a GET would let a mail scanner confirm an address change by prefetching).
+async fn verify_email(state: web::Data<AppState>, body: web::Json<TokenBody>) -> ApiResult<HttpResponse> {
+    let link = links::check(&state, &body.token, &[Purpose::VerifyEmail, Purpose::ChangeEmail]).await?;
+    let before = state.store.user_by_id(&link.user_id).await?.ok_or_else(|| ApiError::bad_request(links::INVALID_LINK))?;
+    let user = state.store.redeem_email_token(&link.id, Redeem::ConfirmEmail, time::now()).await.map_err(|e| match e {
+        StoreError::NotFound => ApiError::bad_request(links::INVALID_LINK),
+        StoreError::Conflict(_) => ApiError::conflict("An account with this email already exists"),
+        other => other.into(),
+    })?;
+    let changed = before.email != user.email;
+    if changed {
+        state.store.log_activity(Some(&user.id), None, "security", "Email address changed").await?;
+        let what = format!("The email address of your Parley account was changed from {} to {}.", before.email, user.email);
+        links::security_alert(&state, &user, &before.email, &what).await?;
+    } else {
+        state.store.log_activity(Some(&user.id), None, "account", "Email address verified").await?;
+    }
+    let message = if changed { "Your new email address is confirmed" } else { "Your email address is verified" };
+    Ok(HttpResponse::Ok().json(json!({"message": message, "emailChanged": changed, "user": views::user(&user)})))
+}
+
+/// Sends the verification link again (the banner's 'Resend').
+async fn resend_verification(state: web::Data<AppState>, AuthUser(user): AuthUser) -> ApiResult<HttpResponse> {
+    if user.email_verified {
+        return Err(ApiError::bad_request("Your email address is already verified"));
+    }
+    if links::sent_recently(&state, &user, Purpose::VerifyEmail).await? {
+        return Err(links::too_soon());
+    }
+    links::send_verification(&state, &user).await?;
+    Ok(HttpResponse::Ok().json(json!({"message": format!("We sent a new verification link to {}", user.email)})))
+}
+
+#[derive(Deserialize)]
+struct ForgotBody {
+    #[serde(default)]
+    email: String,
+}
+
+/// 'Forgot password?': mails a reset link when the account exists. The answer is the same
+/// either way, so it does not tell who has an account.
+async fn forgot_password(state: web::Data<AppState>, body: web::Json<ForgotBody>) -> ApiResult<HttpResponse> {
+    let email = Email::parse(&body.email)?;
+    if let Some(user) = state.store.user_by_email(email.as_str()).await? {
+        // A second request within a minute is answered alike but sends nothing more.
+        if !links::sent_recently(&state, &user, Purpose::ResetPassword).await? {
+            links::send_password_reset(&state, &user).await?;
+        }
+    }
+    Ok(HttpResponse::Ok().json(json!({
+        "message": "If an account exists for this email, we sent a link to reset its password. The link works for 1 hour."
+    })))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ResetBody {
+    #[serde(default)]
+    token: String,
+    #[serde(default)]
+    password: String,
+    #[serde(default)]
+    confirm_password: String,
+}
+
+/// Sets a new password from a reset link; every session of the account ends.
+async fn reset_password(state: web::Data<AppState>, body: web::Json<ResetBody>) -> ApiResult<HttpResponse> {
+    let link = links::check(&state, &body.token, &[Purpose::ResetPassword]).await?;
+    let new = Password::parse_confirmed(&body.password, &body.confirm_password)?;
+    let hash = password::hash(new.expose()).await?;
+    let user = state
+        .store
+        .redeem_email_token(&link.id, Redeem::ResetPassword { password_hash: hash }, time::now())
+        .await
+        .map_err(|e| match e {
+            StoreError::NotFound => ApiError::bad_request(links::INVALID_LINK),
+            other => other.into(),
+        })?;
+    state.engine.user_signed_out(&user.id);
+    state.store.log_activity(Some(&user.id), None, "security", "Password reset by email").await?;
+    links::security_alert(&state, &user, &user.email, "The password of your Parley account was reset, and every session was signed out.").await?;
+    Ok(HttpResponse::Ok().json(json!({"message": "Your password was reset. Please sign in with your new password."})))
 }
 
 fn provider_of(raw: &str) -> ApiResult<(Provider, &'static str)> {
@@ -139,12 +237,30 @@ async fn oauth_callback(
         flow_state,
     )
     .await?;
-    let user = state.store.user_for_identity(identity).await?;
+    let user = match state.store.user_for_identity(identity).await? {
+        IdentitySignIn::User(user) => user,
+        IdentitySignIn::LinkedNow(user) => {
+            let what = format!("{} sign-in was connected to your Parley account.", provider.label());
+            links::security_alert(&state, &user, &user.email, &what).await?;
+            user
+        }
+        IdentitySignIn::UnverifiedAccountExists => {
+            // Linking would give the account to whoever created it with this address, which
+            // nobody proved is theirs (pre-account takeover).
+            let message = format!(
+                "An account with this email already exists, but its email address is not verified. Sign in with your \
+                 password and verify your email address (or use 'Forgot password?'), then you can sign in with {}.",
+                provider.label()
+            );
+            let target = format!("/login?error={}", url_escape(&message));
+            return Ok(HttpResponse::Found().insert_header((LOCATION, target)).finish());
+        }
+    };
     state
         .store
         .log_activity(Some(&user.id), None, "account", &format!("Signed in with {}", provider.label()))
         .await?;
-    let token = state.tokens.issue_user(&user.id)?;
+    let token = state.tokens.issue_user(&user)?;
     Ok(HttpResponse::build(StatusCode::FOUND)
         .insert_header((LOCATION, format!("/auth-success?token={token}")))
         .finish())

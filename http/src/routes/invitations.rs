@@ -1,4 +1,6 @@
 //! Invitations addressed to the signed-in user: list the pending ones, accept or decline.
+//! Matching is by email, so only an account whose address was verified may see or answer
+//! them: anyone can *register* any address.
 
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
@@ -15,6 +17,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 async fn list(state: web::Data<AppState>, AuthUser(user): AuthUser) -> ApiResult<HttpResponse> {
+    if !user.email_verified {
+        return Err(super::team::unverified());
+    }
     let invitations = state.store.pending_invitations(&user.email).await?;
     let invitations: Vec<_> = invitations.iter().map(views::invitation).collect();
     Ok(HttpResponse::Ok().json(json!({"invitations": invitations})))
@@ -31,6 +36,9 @@ async fn respond(
     path: web::Path<String>,
     body: web::Json<RespondBody>,
 ) -> ApiResult<HttpResponse> {
+    if !user.email_verified {
+        return Err(super::team::unverified());
+    }
     state
         .store
         .respond_invitation(&path, &user, body.accept)
@@ -39,6 +47,9 @@ async fn respond(
             parley_store::StoreError::NotFound => ApiError::not_found("Invitation"),
             other => other.into(),
         })?;
+    if body.accept {
+        state.engine.access_changed();
+    }
     let action = if body.accept { "Accepted an invitation" } else { "Declined an invitation" };
     state.store.log_activity(Some(&user.id), None, "team", action).await?;
     Ok(HttpResponse::Ok().json(json!({"ok": true, "accepted": body.accept})))

@@ -2,12 +2,13 @@
 
 use actix_multipart::Multipart;
 use actix_web::{web, HttpResponse};
+use parley_store::tokens::Purpose;
 use parley_store::users::ProfileUpdate;
-use parley_store::StoreError;
+use parley_store::time;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::auth::{password, AuthUser};
+use crate::auth::{links, password, AuthUser};
 use crate::domain::{person_name, Email, Password};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
@@ -27,18 +28,27 @@ async fn me(state: web::Data<AppState>, AuthUser(user): AuthUser) -> ApiResult<H
     let prefs = state.store.notification_prefs(&user.id).await?;
     Ok(HttpResponse::Ok().json(json!({
         "user": views::user(&user),
+        "pendingEmail": pending_email(&state, &user).await?,
         "platform": [views::platform(&allowance)],
         "notifications": views::notifications(&prefs),
     })))
 }
 
+/// The new address waiting for its confirmation link to be followed, if any.
+async fn pending_email(state: &AppState, user: &parley_store::models::User) -> ApiResult<Option<String>> {
+    let latest = state.store.latest_email_token(&user.id, Purpose::ChangeEmail).await?;
+    Ok(latest.filter(|t| t.used_at.is_none() && t.expires_at > time::now()).map(|t| t.email))
+}
+
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct ProfileBody {
     name: Option<String>,
     email: Option<String>,
     timezone: Option<String>,
     language: Option<String>,
+    /// Required with a new email on an account that has a password.
+    current_password: Option<String>,
 }
 
 /// UTC offsets as the settings screen offers them (`UTC`, `UTC-5`, `UTC+5:30`) or an IANA
@@ -77,17 +87,42 @@ async fn update_profile(
     body: web::Json<ProfileBody>,
 ) -> ApiResult<HttpResponse> {
     let body = body.into_inner();
+    let new_email = body.email.as_deref().map(Email::parse).transpose()?.filter(|e| e.as_str() != user.email);
     let update = ProfileUpdate {
         name: body.name.as_deref().map(person_name).transpose()?,
-        email: body.email.as_deref().map(Email::parse).transpose()?.map(|e| e.as_str().to_string()),
         timezone: body.timezone.as_deref().map(parse_timezone).transpose()?,
         language: body.language.as_deref().map(parse_language).transpose()?,
     };
-    let updated = state.store.update_profile(&user.id, update).await.map_err(|e| match e {
-        StoreError::Conflict(_) => ApiError::conflict("An account with this email already exists"),
-        other => other.into(),
-    })?;
-    Ok(HttpResponse::Ok().json(json!({"user": views::user(&updated)})))
+    // A new address is checked before anything is saved, so a refused change saves nothing.
+    if let Some(email) = &new_email {
+        if let Some(hash) = &user.password_hash {
+            let given = body.current_password.as_deref().unwrap_or("");
+            if given.is_empty() {
+                return Err(ApiError::validation("Enter your current password to change your email address"));
+            }
+            if !password::verify(given, hash).await? {
+                return Err(ApiError::validation("Current password is incorrect"));
+            }
+        }
+        if state.store.user_by_email(email.as_str()).await?.is_some() {
+            return Err(ApiError::conflict("An account with this email already exists"));
+        }
+        if links::sent_recently(&state, &user, Purpose::ChangeEmail).await? {
+            return Err(links::too_soon());
+        }
+    }
+    let updated = state.store.update_profile(&user.id, update).await?;
+    // The address changes only when the link sent to it is followed.
+    let mut message = None;
+    if let Some(email) = new_email {
+        links::send_email_change(&state, &updated, email.as_str()).await?;
+        message = Some(format!("We sent a confirmation link to {}. Your email changes when you follow it.", email.as_str()));
+    }
+    Ok(HttpResponse::Ok().json(json!({
+        "user": views::user(&updated),
+        "pendingEmail": pending_email(&state, &updated).await?,
+        "message": message,
+    })))
 }
 
 async fn upload_avatar(state: web::Data<AppState>, AuthUser(user): AuthUser, form: Multipart) -> ApiResult<HttpResponse> {
@@ -135,9 +170,13 @@ async fn change_password(
     }
     let new = Password::parse_confirmed(&body.new_password, &body.confirm_password)?;
     let hash = password::hash(new.expose()).await?;
-    state.store.set_password_hash(&user.id, &hash).await?;
+    // Every session issued before ends; this one goes on with the fresh token returned.
+    let updated = state.store.set_password_hash(&user.id, &hash).await?;
+    state.engine.user_signed_out(&user.id);
     state.store.log_activity(Some(&user.id), None, "security", "Password changed").await?;
-    Ok(HttpResponse::NoContent().finish())
+    links::security_alert(&state, &updated, &updated.email, "The password of your Parley account was changed, and your other sessions were signed out.").await?;
+    let token = state.tokens.issue_user(&updated)?;
+    Ok(HttpResponse::Ok().json(json!({"token": token, "message": "Password changed. Your other sessions were signed out."})))
 }
 
 async fn notifications(state: web::Data<AppState>, AuthUser(user): AuthUser) -> ApiResult<HttpResponse> {

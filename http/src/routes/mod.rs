@@ -7,6 +7,7 @@ mod dashboard;
 mod health;
 mod invitations;
 mod me;
+mod team;
 
 use actix_web::web;
 
@@ -20,6 +21,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .configure(chat::configure)
             .configure(dashboard::configure)
             .configure(invitations::configure)
+            .configure(team::configure)
             .default_service(web::to(not_found)),
     );
 }

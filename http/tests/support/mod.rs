@@ -2,6 +2,8 @@
 //! SQLite file or a fresh PostgreSQL database, driven over HTTP like any client.
 #![allow(dead_code)]
 
+pub mod smtp;
+
 use parley_config::Settings;
 use parley_http::app::Application;
 use parley_store::testing::TestDb;

@@ -1,6 +1,7 @@
 import { Box, Burger, Drawer, Group, Text } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { Outlet } from 'react-router';
+import { VerifyEmailBanner } from '@/features/auth/components/VerifyEmailBanner';
 import { Sidebar } from './Sidebar';
 
 /** The sidebar turns into a slide-in drawer below this width (spec §9). */
@@ -22,6 +23,7 @@ export function Shell() {
           <Sidebar />
         </Box>
         <Box component="main" p="lg" style={{ flex: 1, minWidth: 0 }}>
+          <VerifyEmailBanner />
           <Outlet />
         </Box>
       </Box>
@@ -41,6 +43,7 @@ export function Shell() {
         </Box>
       </Drawer>
       <Box component="main" p="md">
+        <VerifyEmailBanner />
         <Outlet />
       </Box>
     </Box>

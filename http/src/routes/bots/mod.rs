@@ -32,5 +32,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/bots/{bot_id}/leads", web::get().to(leads::list))
         .route("/bots/{bot_id}/stats", web::get().to(stats::stats))
         .route("/bots/{bot_id}/team/invite", web::post().to(team::invite))
+        .route("/bots/{bot_id}/team/{member_id}", web::put().to(team::update))
+        .route("/bots/{bot_id}/team/{member_id}", web::delete().to(team::remove))
+        .route("/bots/{bot_id}/team/{member_id}/resend", web::post().to(team::resend))
         .route("/bots/{id}/theme", web::get().to(theme::theme));
 }

@@ -10,6 +10,8 @@ export interface User {
   language?: string | null;
   /** False for an account made through Google or GitHub that never set a password. */
   hasPassword?: boolean;
+  /** False until the link mailed to the address is followed; only then can invitations be accepted. */
+  emailVerified?: boolean;
 }
 
 export interface Platform {
@@ -42,6 +44,13 @@ export const authApi = {
   login: (email: string, password: string) =>
     api<AuthResponse>('/auth/login', { method: 'POST', body: { email, password } }),
   me: () => api<MeResponse>('/me'),
+  /** Follows a link from `/verify-email?token=` (sign-up verification or a new address). */
+  verifyEmail: (token: string) =>
+    api<{ message: string; emailChanged: boolean; user: User }>('/auth/verify-email', { method: 'POST', body: { token } }),
+  resendVerification: () => api<{ message: string }>('/auth/resend-verification', { method: 'POST', body: {} }),
+  forgotPassword: (email: string) => api<{ message: string }>('/auth/forgot-password', { method: 'POST', body: { email } }),
+  resetPassword: (token: string, password: string, confirmPassword: string) =>
+    api<{ message: string }>('/auth/reset-password', { method: 'POST', body: { token, password, confirmPassword } }),
 };
 
 /** Browser navigation, not a data call: the server redirects to the provider and back to /auth-success. */

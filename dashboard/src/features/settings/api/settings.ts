@@ -42,7 +42,9 @@ export const accountApi = {
     form.append('avatar', file);
     return api<{ profilePicture: string }>('/me/avatar', { method: 'POST', body: form });
   },
-  changePassword: (input: PasswordInput) => api<void>('/me/password', { method: 'PUT', body: { ...input } }),
+  /** The server ends every earlier session and answers with a fresh token for this one. */
+  changePassword: (input: PasswordInput) =>
+    api<{ token?: string } | undefined>('/me/password', { method: 'PUT', body: { ...input } }),
   notifications: () => api<NotificationPrefs>('/me/notifications'),
   saveNotifications: (prefs: NotificationPrefs) =>
     api<NotificationPrefs>('/me/notifications', { method: 'PUT', body: { ...prefs } }),

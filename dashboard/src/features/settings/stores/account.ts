@@ -2,7 +2,7 @@
 // Everything is saved on the server; a saved profile is copied into the session so the sidebar
 // shows it at once.
 import { proxy } from 'valtio';
-import { errorMessage } from '@/lib/api';
+import { errorMessage, setToken } from '@/lib/api';
 import { notify } from '@/lib/notify';
 import { onSignOut } from '@/lib/sign-out';
 import { session, updateUser } from '@/features/auth/stores/session';
@@ -144,7 +144,12 @@ export const accountActions = {
     if (Object.keys(passwordErrors(account.password, needsCurrent)).length > 0) return false;
     account.savingPassword = true;
     try {
-      await accountApi.changePassword({ ...account.password });
+      const changed = await accountApi.changePassword({ ...account.password });
+      // Earlier sessions (this one's token included) end with a password change.
+      if (changed?.token) {
+        setToken(changed.token);
+        session.token = changed.token;
+      }
       account.password = { currentPassword: '', newPassword: '', confirmPassword: '' };
       account.passwordSubmitted = false;
       updateUser({ hasPassword: true });

@@ -1,0 +1,30 @@
+//! Mail that tells people something happened, each behind the recipient's own switch (the
+//! settings screen's notification preferences).
+
+use crate::error::ApiResult;
+use crate::mail::templates;
+use crate::state::AppState;
+
+/// A visitor asked for a person and no agent of the bot is online: the owner and the bot's
+/// admins and agents who keep email notifications on hear about it.
+pub async fn support_request_unanswered(state: &AppState, bot_id: &str, customer: &str, message: &str) -> ApiResult<()> {
+    let Some(bot) = state.store.bot_by_id(bot_id).await? else { return Ok(()) };
+    let mut recipients = Vec::new();
+    if let Some(owner) = state.store.user_by_id(&bot.owner_id).await? {
+        recipients.push(owner);
+    }
+    for entry in state.store.team_roster(bot_id).await? {
+        let handles = parley_store::Role::parse_member(&entry.member.role).is_some_and(|r| r.can_handle_support());
+        if entry.member.status == "active" && handles {
+            recipients.extend(entry.user);
+        }
+    }
+    let link = state.mail.link("/agent-dashboard");
+    for user in recipients {
+        if !state.store.notification_prefs(&user.id).await?.email_notifications {
+            continue;
+        }
+        state.mail.send(&user.email, templates::support_request(&bot.name, customer, message, &link), Some(link.clone())).await?;
+    }
+    Ok(())
+}
