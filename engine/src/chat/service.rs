@@ -16,7 +16,7 @@ use tokio::sync::oneshot;
 use super::bot;
 use super::brain::Brain;
 use super::directory::{BotInfo, Directory};
-use super::events::{session_view, Outgoing, ServerEvent};
+use super::events::{session_view, Outgoing, ServerEvent, Sink};
 use super::messages::{
     AgentOffline, AgentOnline, AgentSays, AgentStatus, Join, Leave, ListAgents, Member, OnlineAgent, Reload, RequestSupport, Resolve, Take,
     TakeOutcome, Tell, ToAgents, Typing, VisitorSays,
