@@ -59,7 +59,7 @@ describe('links mailed by the server', () => {
     const calls = mockFetch({
       'GET /api/me': { body: { ...me, user: { ...me.user, emailVerified: false } } },
       'GET /api/bots': { body: { bots: [] } },
-      'GET /api/invitations': { status: 403, body: { error: { code: 'email_unverified', message: 'Unverified' } } },
+      'GET /api/invitations': { body: { invitations: [], emailUnverified: true } },
       'POST /api/auth/resend-verification': { body: { message: 'We sent a new verification link to ada@example.com' } },
     });
     renderApp('/dashboard');
