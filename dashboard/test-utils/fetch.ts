@@ -64,6 +64,8 @@ export function bot(id: string, name: string | null, extra: Record<string, unkno
     icon: null,
     status: 'active',
     lastActive: null,
+    // The caller's role on the bot, as GET /api/bots sends it: the owner unless a test says.
+    role: 'owner',
     ...extra,
   };
 }

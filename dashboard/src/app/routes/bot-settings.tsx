@@ -4,6 +4,7 @@ import { activeBot, bots } from '@/features/bots/stores/bots';
 import { BotSettingsForm } from '@/features/settings/components/BotSettingsForm';
 import { PageHeader } from '@/components/PageHeader';
 import { NoBot } from '@/components/NoBot';
+import { can, parseRole } from '@/lib/permissions';
 
 export function BotSettingsRoute() {
   const bot = activeBot(useSnapshot(bots));
@@ -11,7 +12,7 @@ export function BotSettingsRoute() {
   return (
     <>
       <PageHeader title="Bot Settings" subtitle={bot.name ?? undefined} />
-      <BotSettingsForm botId={bot._id} />
+      <BotSettingsForm botId={bot._id} role={parseRole(bot.role)} readOnly={!can(bot.role, 'editBot')} />
     </>
   );
 }

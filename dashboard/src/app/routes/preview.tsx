@@ -2,11 +2,12 @@
 import { useSnapshot } from 'valtio';
 import { activeBot, bots } from '@/features/bots/stores/bots';
 import { NoBot } from '@/components/NoBot';
+import { can } from '@/lib/permissions';
 import type { Bot } from '@/features/bots/api/bots';
 import { CustomizePage } from '@/features/customize/components/CustomizePage';
 
 export function PreviewRoute() {
   const bot = activeBot(useSnapshot(bots));
   if (!bot) return <NoBot title="No Bot Selected" message="Please select a bot to customize its chat." action />;
-  return <CustomizePage bot={bot as Bot} />;
+  return <CustomizePage bot={bot as Bot} readOnly={!can(bot.role, 'editBot')} />;
 }

@@ -3,13 +3,14 @@ import { useSnapshot } from 'valtio';
 import { activeBot, bots } from '@/features/bots/stores/bots';
 import { SessionsList } from '@/features/sessions/components/SessionsList';
 import { PageHeader } from '@/components/PageHeader';
+import { can } from '@/lib/permissions';
 
 export function SessionsRoute() {
   const bot = activeBot(useSnapshot(bots));
   return (
     <>
       <PageHeader title="Sessions" subtitle={bot?.name ?? undefined} />
-      {bot && <SessionsList botId={bot._id} />}
+      {bot && <SessionsList botId={bot._id} canDelete={can(bot.role, 'handleSupport')} />}
     </>
   );
 }

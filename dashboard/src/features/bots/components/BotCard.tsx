@@ -1,5 +1,6 @@
 import { ActionIcon, Box, Card, Group, Menu, Stack, Text, Tooltip } from '@mantine/core';
 import { IconDots, IconEdit, IconSettings, IconShare, IconTrash } from '@tabler/icons-react';
+import { can } from '@/lib/permissions';
 import type { Bot } from '../api/bots';
 import { displayName } from '../stores/filter';
 import { BotAvatar } from './BotAvatar';
@@ -14,6 +15,9 @@ export interface BotCardActions {
 
 export function BotCard({ bot, active, ...on }: { bot: Bot; active: boolean } & BotCardActions) {
   const name = displayName(bot);
+  // Edit opens Customize, which the caller's role may only look at; Delete is the owner's.
+  const mayEdit = can(bot.role, 'editBot');
+  const mayDelete = can(bot.role, 'deleteBot');
   const stop = (fn: (b: Bot) => void) => (e: React.MouseEvent) => {
     e.stopPropagation();
     fn(bot);
@@ -62,16 +66,22 @@ export function BotCard({ bot, active, ...on }: { bot: Bot; active: boolean } & 
             <Menu.Item leftSection={<IconShare size={16} />} onClick={stop(on.onShare)}>
               Share
             </Menu.Item>
-            <Menu.Item leftSection={<IconEdit size={16} />} onClick={stop(on.onEdit)}>
-              Edit
-            </Menu.Item>
+            {mayEdit && (
+              <Menu.Item leftSection={<IconEdit size={16} />} onClick={stop(on.onEdit)}>
+                Edit
+              </Menu.Item>
+            )}
             <Menu.Item leftSection={<IconSettings size={16} />} onClick={stop(on.onSettings)}>
               Settings
             </Menu.Item>
-            <Menu.Divider />
-            <Menu.Item color="red" leftSection={<IconTrash size={16} />} onClick={stop(on.onDelete)}>
-              Delete Bot
-            </Menu.Item>
+            {mayDelete && (
+              <>
+                <Menu.Divider />
+                <Menu.Item color="red" leftSection={<IconTrash size={16} />} onClick={stop(on.onDelete)}>
+                  Delete Bot
+                </Menu.Item>
+              </>
+            )}
           </Menu.Dropdown>
         </Menu>
       </Group>
@@ -81,11 +91,13 @@ export function BotCard({ bot, active, ...on }: { bot: Bot; active: boolean } & 
             <IconShare size={16} />
           </ActionIcon>
         </Tooltip>
-        <Tooltip label="Edit">
-          <ActionIcon variant="light" aria-label="Edit" onClick={stop(on.onEdit)}>
-            <IconEdit size={16} />
-          </ActionIcon>
-        </Tooltip>
+        {mayEdit && (
+          <Tooltip label="Edit">
+            <ActionIcon variant="light" aria-label="Edit" onClick={stop(on.onEdit)}>
+              <IconEdit size={16} />
+            </ActionIcon>
+          </Tooltip>
+        )}
         <Tooltip label="Settings">
           <ActionIcon variant="light" aria-label="Settings" onClick={stop(on.onSettings)}>
             <IconSettings size={16} />

@@ -1,10 +1,11 @@
 // The Chat Customization editor: Appearance, Layout, Content, Features, Advanced (spec 2 §2, §9).
-import type { ReactNode } from 'react';
+import { createContext, useContext, type ReactNode } from 'react';
 import {
   ActionIcon,
   Button,
   Card,
   ColorInput,
+  Fieldset,
   ColorSwatch,
   Group,
   SegmentedControl,
@@ -37,6 +38,9 @@ import { addQuestion, customize, removeQuestion, setQuestion, setSetting } from 
 const title = (v: string) => v.replace(/-/g, ' ').replace(/\b\w/g, (c) => c.toUpperCase());
 const options = (list: readonly string[]) => list.map((v) => ({ value: v, label: title(v) }));
 
+/** True when the caller's role may only look: every control is disabled. */
+const ReadOnly = createContext(false);
+
 type NumKey = 'borderRadius' | 'typingDelay' | 'messageHistoryLimit' | 'maxMessageLength';
 
 function SliderField({ field, label, unit }: { field: NumKey; label: string; unit: string }) {
@@ -59,6 +63,7 @@ function SliderField({ field, label, unit }: { field: NumKey; label: string; uni
         step={r.step}
         value={value}
         onChange={(v) => setSetting(field, v)}
+        disabled={useContext(ReadOnly)}
         thumbLabel={label}
         label={(v) => `${v}${unit}`}
         marks={[
@@ -291,36 +296,49 @@ function Advanced() {
   );
 }
 
-export function CustomizeEditor() {
+/** A panel's controls; a disabled fieldset disables every input and button in it at once. */
+function Panel({ value, children }: { value: string; children: ReactNode }) {
   return (
-    <Card withBorder radius="md" p="md">
-      <Text fw={600} mb="sm">
-        Chat Customization
-      </Text>
-      <Tabs defaultValue="appearance">
-        <Tabs.List mb="md" style={{ flexWrap: 'wrap' }}>
-          <Tabs.Tab value="appearance">Appearance</Tabs.Tab>
-          <Tabs.Tab value="layout">Layout</Tabs.Tab>
-          <Tabs.Tab value="content">Content</Tabs.Tab>
-          <Tabs.Tab value="features">Features</Tabs.Tab>
-          <Tabs.Tab value="advanced">Advanced</Tabs.Tab>
-        </Tabs.List>
-        <Tabs.Panel value="appearance">
-          <Appearance />
-        </Tabs.Panel>
-        <Tabs.Panel value="layout">
-          <Layout />
-        </Tabs.Panel>
-        <Tabs.Panel value="content">
-          <Content />
-        </Tabs.Panel>
-        <Tabs.Panel value="features">
-          <Features />
-        </Tabs.Panel>
-        <Tabs.Panel value="advanced">
-          <Advanced />
-        </Tabs.Panel>
-      </Tabs>
-    </Card>
+    <Tabs.Panel value={value}>
+      <Fieldset variant="unstyled" disabled={useContext(ReadOnly)} p={0} m={0}>
+        {children}
+      </Fieldset>
+    </Tabs.Panel>
+  );
+}
+
+export function CustomizeEditor({ readOnly = false }: { readOnly?: boolean }) {
+  return (
+    <ReadOnly.Provider value={readOnly}>
+      <Card withBorder radius="md" p="md" data-testid="customize-editor" data-readonly={readOnly || undefined}>
+        <Text fw={600} mb="sm">
+          Chat Customization
+        </Text>
+        <Tabs defaultValue="appearance">
+          <Tabs.List mb="md" style={{ flexWrap: 'wrap' }}>
+            <Tabs.Tab value="appearance">Appearance</Tabs.Tab>
+            <Tabs.Tab value="layout">Layout</Tabs.Tab>
+            <Tabs.Tab value="content">Content</Tabs.Tab>
+            <Tabs.Tab value="features">Features</Tabs.Tab>
+            <Tabs.Tab value="advanced">Advanced</Tabs.Tab>
+          </Tabs.List>
+          <Panel value="appearance">
+            <Appearance />
+          </Panel>
+          <Panel value="layout">
+            <Layout />
+          </Panel>
+          <Panel value="content">
+            <Content />
+          </Panel>
+          <Panel value="features">
+            <Features />
+          </Panel>
+          <Panel value="advanced">
+            <Advanced />
+          </Panel>
+        </Tabs>
+      </Card>
+    </ReadOnly.Provider>
   );
 }

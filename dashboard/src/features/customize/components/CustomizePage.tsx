@@ -5,6 +5,7 @@ import { IconDeviceFloppy, IconRestore } from '@tabler/icons-react';
 import { useSnapshot } from 'valtio';
 import type { Bot } from '@/features/bots/api/bots';
 import { PageHeader } from '@/components/PageHeader';
+import { ReadOnlyNotice } from '@/components/ReadOnlyNotice';
 import { notify } from '@/lib/notify';
 import { customize, openBot, resetCustomization, saveCustomization } from '../stores/customize';
 import { RESET_CONFIRM } from '../stores/model';
@@ -14,7 +15,8 @@ import { TestChatPanel } from './TestChatPanel';
 export const SAVED = 'Configuration saved successfully!';
 export const SAVE_FAILED = 'Failed to save configuration';
 
-export function CustomizePage({ bot }: { bot: Bot }) {
+/** `readOnly`: the caller's role may not edit the bot; the editor shows its values, disabled. */
+export function CustomizePage({ bot, readOnly = false }: { bot: Bot; readOnly?: boolean }) {
   const snap = useSnapshot(customize);
   const [confirmReset, setConfirmReset] = useState(false);
 
@@ -35,18 +37,23 @@ export function CustomizePage({ bot }: { bot: Bot }) {
         title="Customize"
         subtitle={bot.name || 'Untitled Assistant'}
         actions={
-          <>
-            <Button variant="default" leftSection={<IconRestore size={16} />} onClick={() => setConfirmReset(true)}>
-              Reset
-            </Button>
-            <Button leftSection={<IconDeviceFloppy size={16} />} loading={snap.saving} onClick={() => void save()}>
-              Save
-            </Button>
-          </>
+          !readOnly && (
+            <>
+              <Button variant="default" leftSection={<IconRestore size={16} />} onClick={() => setConfirmReset(true)}>
+                Reset
+              </Button>
+              <Button leftSection={<IconDeviceFloppy size={16} />} loading={snap.saving} onClick={() => void save()}>
+                Save
+              </Button>
+            </>
+          )
         }
       />
+      {readOnly && <ReadOnlyNotice role={typeof bot.role === 'string' ? bot.role : 'viewer'} />}
       <Grid gutter="lg">
-        <Grid.Col span={{ base: 12, lg: 7 }}>{snap.botId === bot._id && <CustomizeEditor />}</Grid.Col>
+        <Grid.Col span={{ base: 12, lg: 7 }}>
+          {snap.botId === bot._id && <CustomizeEditor readOnly={readOnly} />}
+        </Grid.Col>
         <Grid.Col span={{ base: 12, lg: 5 }}>
           <TestChatPanel botId={bot._id} />
         </Grid.Col>

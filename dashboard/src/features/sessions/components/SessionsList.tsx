@@ -24,7 +24,7 @@ import type { ChatSession } from '../api/sessions';
 import { filterByTitle, messagePreview, relativeTime, sessionTitle, statusColour } from '../stores/format';
 import { DELETE_CONFIRM, pageCount, sessionsActions as act, sessionsList } from '../stores/sessions';
 
-function SessionRow({ s, now, onOpen, onDelete }: { s: ChatSession; now: number; onOpen: () => void; onDelete: () => void }) {
+function SessionRow({ s, now, onOpen, onDelete }: { s: ChatSession; now: number; onOpen: () => void; onDelete?: () => void }) {
   const title = sessionTitle(s);
   return (
     <Card withBorder padding="sm" data-testid="session-row">
@@ -70,17 +70,20 @@ function SessionRow({ s, now, onOpen, onDelete }: { s: ChatSession; now: number;
             )}
           </Group>
         </UnstyledButton>
-        <Tooltip label="Delete">
-          <ActionIcon variant="subtle" color="red" aria-label={`Delete ${title}`} onClick={onDelete}>
-            <IconTrash size={16} />
-          </ActionIcon>
-        </Tooltip>
+        {onDelete && (
+          <Tooltip label="Delete">
+            <ActionIcon variant="subtle" color="red" aria-label={`Delete ${title}`} onClick={onDelete}>
+              <IconTrash size={16} />
+            </ActionIcon>
+          </Tooltip>
+        )}
       </Group>
     </Card>
   );
 }
 
-export function SessionsList({ botId }: { botId: string }) {
+/** `canDelete`: the caller's role handles support (only those may delete a conversation). */
+export function SessionsList({ botId, canDelete = true }: { botId: string; canDelete?: boolean }) {
   const s = useSnapshot(sessionsList);
   const navigate = useNavigate();
   const [confirming, setConfirming] = useState<string | null>(null);
@@ -142,7 +145,7 @@ export function SessionsList({ botId }: { botId: string }) {
               s={row as ChatSession}
               now={now}
               onOpen={() => navigate(`/botchat?session=${encodeURIComponent(row._id)}`)}
-              onDelete={() => setConfirming(row._id)}
+              onDelete={canDelete ? () => setConfirming(row._id) : undefined}
             />
           ))}
         </Stack>

@@ -1,6 +1,6 @@
 // The Agent Dashboard (/agent-dashboard, spec 2 §2): counters, real figures, the three session
 // lists and the live chat with the customer.
-import { useEffect, useRef, useState } from 'react';
+import { createContext, useContext, useEffect, useRef, useState } from 'react';
 import {
   ActionIcon,
   Badge,
@@ -125,8 +125,12 @@ function SessionLine({ s, children }: { s: ChatSession; children?: React.ReactNo
   );
 }
 
+/** False when the caller's role may watch but not take, answer or resolve (the server refuses). */
+const CanHandle = createContext(true);
+
 function SessionsPanel() {
   const s = useSnapshot(support);
+  const canHandle = useContext(CanHandle);
   const f = figures(s.stats as SupportStats | null);
   const all = joinable(s);
   return (
@@ -150,9 +154,11 @@ function SessionsPanel() {
                   <SessionLine
                     s={{ ...r.session, customerName: r.customerInfo.name ?? r.session.customerName, customerEmail: r.customerInfo.email ?? r.session.customerEmail, lastMessage: r.customerMessage || r.session.lastMessage }}
                   >
-                    <Button size="xs" color="red" onClick={() => void takeSession(r.sessionId)}>
-                      Take Session
-                    </Button>
+                    {canHandle && (
+                      <Button size="xs" color="red" onClick={() => void takeSession(r.sessionId)}>
+                        Take Session
+                      </Button>
+                    )}
                   </SessionLine>
                   <Text size="xs" c="dimmed">
                     {timeOf(r.timestamp)}
@@ -213,9 +219,11 @@ function SessionsPanel() {
             {all.map((a) => (
               <Paper key={a._id} withBorder p="xs" radius="sm" data-testid="open-session">
                 <SessionLine s={a}>
-                  <Button size="xs" variant="light" onClick={() => void joinSession(a._id)}>
-                    Join Chat
-                  </Button>
+                  {canHandle && (
+                    <Button size="xs" variant="light" onClick={() => void joinSession(a._id)}>
+                      Join Chat
+                    </Button>
+                  )}
                 </SessionLine>
               </Paper>
             ))}
@@ -230,6 +238,7 @@ function LiveChatPanel({ botName }: { botName: string }) {
   const s = useSnapshot(support);
   const { connected } = useSnapshot(live);
   const [resolving, setResolving] = useState(false);
+  const canHandle = useContext(CanHandle);
   const session = s.mine.find((x) => x._id === s.selectedId) ?? s.open.find((x) => x._id === s.selectedId) ?? null;
   const panel = useRef<HTMLDivElement>(null);
   // On a narrow screen the chat sits below the lists: bring it into view when one is opened.
@@ -277,16 +286,20 @@ function LiveChatPanel({ botName }: { botName: string }) {
             )}
           </Stack>
           <Group gap="xs" wrap="nowrap">
-            <Button size="xs" color="green" onClick={() => setResolving(true)}>
-              Resolve
-            </Button>
+            {canHandle && (
+              <Button size="xs" color="green" onClick={() => setResolving(true)}>
+                Resolve
+              </Button>
+            )}
             <ActionIcon variant="subtle" aria-label="Close chat" onClick={() => void selectSession(null)}>
               <IconX size={18} />
             </ActionIcon>
           </Group>
         </Group>
         <MessageList messages={s.messages} botName={botName} typing={!!s.typing[session._id]} height="max(260px, calc(100vh - 460px))" />
-        <Composer onSend={sendMessage} onTyping={setTyping} disabled={!connected} placeholder="Type your response..." showHint />
+        {canHandle && (
+          <Composer onSend={sendMessage} onTyping={setTyping} disabled={!connected} placeholder="Type your response..." showHint />
+        )}
         <Text size="xs" c={connected ? 'green' : 'red'} ta="center">
           {connected ? 'Live chat with customer' : 'Disconnected'}
         </Text>
@@ -305,15 +318,18 @@ function LiveChatPanel({ botName }: { botName: string }) {
   );
 }
 
-export function AgentDashboard({ botName }: { botName: string }) {
+/** `canHandle`: the caller's role may take, answer and resolve sessions (else it only watches). */
+export function AgentDashboard({ botName, canHandle = true }: { botName: string; canHandle?: boolean }) {
   return (
-    <Grid gutter="md">
-      <Grid.Col span={{ base: 12, md: 5, lg: 4 }}>
-        <SessionsPanel />
-      </Grid.Col>
-      <Grid.Col span={{ base: 12, md: 7, lg: 8 }}>
-        <LiveChatPanel botName={botName} />
-      </Grid.Col>
-    </Grid>
+    <CanHandle.Provider value={canHandle}>
+      <Grid gutter="md">
+        <Grid.Col span={{ base: 12, md: 5, lg: 4 }}>
+          <SessionsPanel />
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, md: 7, lg: 8 }}>
+          <LiveChatPanel botName={botName} />
+        </Grid.Col>
+      </Grid>
+    </CanHandle.Provider>
   );
 }

@@ -23,7 +23,8 @@ import { INBOX_RESOLVE, ResolveModal } from './ResolveModal';
 import { SessionList } from './SessionList';
 import { SupportQueuePanel } from './SupportQueuePanel';
 
-export function Inbox({ botName }: { botName: string }) {
+/** `canHandle`: the caller's role may take, answer, prioritise and resolve; `canEdit`: correct bot messages. */
+export function Inbox({ botName, canHandle = true, canEdit = true }: { botName: string; canHandle?: boolean; canEdit?: boolean }) {
   const s = useSnapshot(support);
   const { connected } = useSnapshot(live);
   const [resolving, setResolving] = useState(false);
@@ -86,7 +87,7 @@ export function Inbox({ botName }: { botName: string }) {
                   </Group>
                 </Stack>
                 <Group gap="xs" wrap="wrap">
-                  {waiting && (
+                  {canHandle && waiting && (
                     <Button color="red" onClick={() => void takeSession(session._id)}>
                       Take Session
                     </Button>
@@ -98,21 +99,24 @@ export function Inbox({ botName }: { botName: string }) {
                     value={session.priority ?? null}
                     onChange={(v) => v && void setPriority(session._id, v as Priority)}
                     allowDeselect={false}
+                    disabled={!canHandle}
                     w={130}
                   />
-                  <Button variant="light" color="green" onClick={() => setResolving(true)} disabled={session.status === 'resolved'}>
-                    Mark Resolved
-                  </Button>
+                  {canHandle && (
+                    <Button variant="light" color="green" onClick={() => setResolving(true)} disabled={session.status === 'resolved'}>
+                      Mark Resolved
+                    </Button>
+                  )}
                 </Group>
               </Group>
               <MessageList
                 messages={s.messages}
                 botName={botName}
                 typing={!!s.typing[session._id]}
-                onEdit={editMessage}
+                onEdit={canEdit ? editMessage : undefined}
                 height="max(280px, calc(100vh - 440px))"
               />
-              <Composer onSend={sendMessage} onTyping={setTyping} disabled={!connected} />
+              {canHandle && <Composer onSend={sendMessage} onTyping={setTyping} disabled={!connected} />}
               <ResolveModal
                 opened={resolving}
                 onClose={() => setResolving(false)}

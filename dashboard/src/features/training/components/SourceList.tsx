@@ -30,7 +30,18 @@ export function StatusIcon({ source }: { source: Pick<Source, 'status' | 'error'
   );
 }
 
-export function SourceList({ list, items, empty }: { list: ListKey; items: readonly Source[]; empty: string }) {
+/** `readOnly`: the caller's role may not change training data, so no delete buttons. */
+export function SourceList({
+  list,
+  items,
+  empty,
+  readOnly = false,
+}: {
+  list: ListKey;
+  items: readonly Source[];
+  empty: string;
+  readOnly?: boolean;
+}) {
   const [deleting, setDeleting] = useState<string | null>(null);
 
   async function remove(s: Source) {
@@ -84,15 +95,17 @@ export function SourceList({ list, items, empty }: { list: ListKey; items: reado
                   </Text>
                 )}
               </Stack>
-              <ActionIcon
-                variant="subtle"
-                color="red"
-                aria-label={`Delete ${title}`}
-                loading={deleting === s._id}
-                onClick={() => void remove(s)}
-              >
-                <IconTrash size={18} />
-              </ActionIcon>
+              {!readOnly && (
+                <ActionIcon
+                  variant="subtle"
+                  color="red"
+                  aria-label={`Delete ${title}`}
+                  loading={deleting === s._id}
+                  onClick={() => void remove(s)}
+                >
+                  <IconTrash size={18} />
+                </ActionIcon>
+              )}
             </Group>
           </Paper>
         );

@@ -5,6 +5,7 @@ import { Badge, Button, Card, Group, Stack, Tabs, Text } from '@mantine/core';
 import { IconBrain } from '@tabler/icons-react';
 import { useSnapshot } from 'valtio';
 import { PageHeader } from '@/components/PageHeader';
+import { ReadOnlyNotice } from '@/components/ReadOnlyNotice';
 import { notify } from '@/lib/notify';
 import { anyProcessing, loadSources, startTraining, stopTraining, training, type ListKey } from '../stores/training';
 import { PdfForm, QaForm, TextForm, WebsiteForm } from './Forms';
@@ -17,7 +18,18 @@ const TABS: { key: ListKey; label: string; empty: string }[] = [
   { key: 'qa', label: 'Q&A Pairs', empty: 'No Q&A pairs yet' },
 ];
 
-export function TrainingPage({ botId, botName }: { botId: string; botName: string }) {
+/** `role`: the caller's role on the bot; `readOnly` when it may not change training data. */
+export function TrainingPage({
+  botId,
+  botName,
+  role = 'owner',
+  readOnly = false,
+}: {
+  botId: string;
+  botName: string;
+  role?: string;
+  readOnly?: boolean;
+}) {
   const snap = useSnapshot(training);
   const [tab, setTab] = useState<string | null>('pdf');
   const [starting, setStarting] = useState(false);
@@ -46,11 +58,14 @@ export function TrainingPage({ botId, botName }: { botId: string; botName: strin
         title="Training"
         subtitle={botName}
         actions={
-          <Button leftSection={<IconBrain size={18} />} onClick={() => void train()} loading={starting}>
-            Start Training
-          </Button>
+          !readOnly && (
+            <Button leftSection={<IconBrain size={18} />} onClick={() => void train()} loading={starting}>
+              Start Training
+            </Button>
+          )
         }
       />
+      {readOnly && <ReadOnlyNotice role={role} />}
       {busy && (
         <Text size="sm" c="dimmed" mb="sm" role="status">
           Training in progress…
@@ -76,16 +91,16 @@ export function TrainingPage({ botId, botName }: { botId: string; botName: strin
           {TABS.map((t) => (
             <Tabs.Panel key={t.key} value={t.key} p="md">
               <Stack gap="lg">
-                {t.key === 'pdf' && <PdfForm count={snap.pdf.length} />}
-                {t.key === 'websites' && <WebsiteForm count={snap.websites.length} />}
-                {t.key === 'text' && <TextForm count={snap.text.length} />}
-                {t.key === 'qa' && <QaForm count={snap.qa.length} />}
+                {!readOnly && t.key === 'pdf' && <PdfForm count={snap.pdf.length} />}
+                {!readOnly && t.key === 'websites' && <WebsiteForm count={snap.websites.length} />}
+                {!readOnly && t.key === 'text' && <TextForm count={snap.text.length} />}
+                {!readOnly && t.key === 'qa' && <QaForm count={snap.qa.length} />}
                 <Group justify="space-between">
                   <Text fw={600} size="sm">
                     {t.label}
                   </Text>
                 </Group>
-                <SourceList list={t.key} items={snap[t.key]} empty={t.empty} />
+                <SourceList list={t.key} items={snap[t.key]} empty={t.empty} readOnly={readOnly} />
               </Stack>
             </Tabs.Panel>
           ))}
