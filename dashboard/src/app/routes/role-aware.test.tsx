@@ -12,7 +12,7 @@ function as(role: string) {
   localStorage.setItem('authToken', 'tok');
   Object.assign(session, { token: 'tok', user: me.user, platform: me.platform, loggedIn: true });
   const helper = bot('b1', 'Helper', { role });
-  bots.bots = [helper];
+  bots.bots = [helper] as unknown as typeof bots.bots;
   bots.activeBotId = 'b1';
   mockFetch({
     'GET /api/bots': { body: { bots: [helper] } },

@@ -18,6 +18,15 @@ export interface NotificationPrefs {
 export interface ProfileInput {
   name?: string;
   email?: string;
+  /** Required by the server with a new email on an account that has a password. */
+  currentPassword?: string;
+}
+
+export interface ProfileResponse {
+  user: User;
+  /** The new address waiting for its confirmation link to be followed. */
+  pendingEmail?: string | null;
+  message?: string | null;
 }
 
 export interface PasswordInput {
@@ -36,7 +45,7 @@ export const botSettingsApi = {
 };
 
 export const accountApi = {
-  updateProfile: (input: ProfileInput) => api<{ user: User }>('/me', { method: 'PUT', body: { ...input } }),
+  updateProfile: (input: ProfileInput) => api<ProfileResponse>('/me', { method: 'PUT', body: { ...input } }),
   uploadAvatar: (file: File) => {
     const form = new FormData();
     form.append('avatar', file);

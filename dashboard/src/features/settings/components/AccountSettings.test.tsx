@@ -1,10 +1,10 @@
-import { screen, waitFor } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { render } from '../../../../test-utils/render';
 import { me, mockFetch } from '../../../../test-utils/fetch';
 import { session } from '@/features/auth/stores/session';
-import { IMAGES_ONLY, PASSWORDS_DO_NOT_MATCH, isImageFile, passwordErrors } from '../stores/account';
+import { EMAIL_CHANGE_NEEDS_PASSWORD, IMAGES_ONLY, PASSWORDS_DO_NOT_MATCH, isImageFile, passwordErrors } from '../stores/account';
 import { AccountSettings } from './AccountSettings';
 
 const prefs = { emailNotifications: true, pushNotifications: false, weeklyReports: true, securityAlerts: true };
@@ -127,5 +127,54 @@ describe('Settings screen', () => {
     await u.click(screen.getByRole('button', { name: 'Save Changes' }));
     await screen.findByText('Your notification preferences were saved');
     expect(calls.find((c) => c.method === 'PUT')?.body).toEqual({ ...prefs, weeklyReports: false, pushNotifications: true });
+  });
+
+  it('a new email needs the current password, is sent with it, and waits for the link', async () => {
+    const calls = mockFetch({
+      'GET /api/me/notifications': { body: prefs },
+      'PUT /api/me': {
+        body: {
+          user: { ...me.user, hasPassword: true },
+          pendingEmail: 'ada@new.example',
+          message: 'We sent a confirmation link to ada@new.example. Your email changes when you follow it.',
+        },
+      },
+    });
+    render(<AccountSettings />);
+    const u = userEvent.setup();
+    const email = screen.getByLabelText(/^Email Address/);
+    await waitFor(() => expect(email).toHaveValue('ada@example.com'));
+    const profile = within(email.closest('form') as HTMLElement);
+    expect(profile.queryByLabelText(/^Current Password/)).toBeNull();
+    await u.clear(email);
+    await u.type(email, 'ada@new.example');
+    await u.click(screen.getByRole('button', { name: 'Save Changes' }));
+    await screen.findByText(EMAIL_CHANGE_NEEDS_PASSWORD);
+    expect(calls.filter((c) => c.method === 'PUT')).toHaveLength(0);
+
+    await u.type(profile.getByLabelText(/^Current Password/), 'old-secret');
+    await u.click(screen.getByRole('button', { name: 'Save Changes' }));
+    await screen.findByText(/We sent a confirmation link to ada@new.example/);
+    expect(calls.find((c) => c.method === 'PUT')?.body).toEqual({ name: 'Ada', email: 'ada@new.example', currentPassword: 'old-secret' });
+    expect(screen.getByTestId('pending-email')).toHaveTextContent('ada@new.example');
+    expect(email).toHaveValue('ada@example.com');
+  });
+
+  it('an account without a password changes its email by the link alone, and is told so', async () => {
+    Object.assign(session, { user: { ...me.user, hasPassword: false } });
+    const calls = mockFetch({
+      'GET /api/me/notifications': { body: prefs },
+      'PUT /api/me': { body: { user: { ...me.user, hasPassword: false }, pendingEmail: 'ada@new.example', message: 'Link on its way to ada@new.example.' } },
+    });
+    render(<AccountSettings />);
+    const u = userEvent.setup();
+    const email = screen.getByLabelText(/^Email Address/);
+    await waitFor(() => expect(email).toHaveValue('ada@example.com'));
+    await u.clear(email);
+    await u.type(email, 'ada@new.example');
+    expect(screen.getByTestId('oauth-email-note')).toBeInTheDocument();
+    await u.click(screen.getByRole('button', { name: 'Save Changes' }));
+    await screen.findByText('Link on its way to ada@new.example.');
+    expect(calls.find((c) => c.method === 'PUT')?.body).toEqual({ name: 'Ada', email: 'ada@new.example' });
   });
 });

@@ -17,7 +17,7 @@ import { IconBell, IconLock, IconUpload, IconUser } from '@tabler/icons-react';
 import { useSnapshot } from 'valtio';
 import { session } from '@/features/auth/stores/session';
 import type { NotificationPrefs } from '../api/settings';
-import { account, accountActions as act, passwordErrors } from '../stores/account';
+import { account, accountActions as act, emailChanged, passwordErrors } from '../stores/account';
 
 function ProfileTab() {
   const a = useSnapshot(account);
@@ -53,6 +53,27 @@ function ProfileTab() {
           onChange={(e) => (account.email = e.currentTarget.value)}
           maw={480}
         />
+        {emailChanged(a.email, user?.email) &&
+          (user?.hasPassword !== false ? (
+            <PasswordInput
+              label="Current Password"
+              description="Needed to change your email address. We send a confirmation link to the new one."
+              autoComplete="current-password"
+              value={a.emailPassword}
+              onChange={(e) => (account.emailPassword = e.currentTarget.value)}
+              maw={480}
+            />
+          ) : (
+            <Text size="sm" c="dimmed" maw={480} data-testid="oauth-email-note">
+              You sign in with Google or GitHub, so no password is asked. Your email changes only once you
+              follow the confirmation link we send to the new address.
+            </Text>
+          ))}
+        {a.pendingEmail && (
+          <Text size="sm" c="blue" maw={480} data-testid="pending-email">
+            Waiting for confirmation of {a.pendingEmail}: follow the link we sent there to finish the change.
+          </Text>
+        )}
         <Group>
           <Button type="submit" loading={a.savingProfile}>
             Save Changes

@@ -11,6 +11,12 @@ import { accountApi, type NotificationPrefs } from '../api/settings';
 export const PASSWORDS_DO_NOT_MATCH = 'Passwords do not match';
 export const IMAGES_ONLY = 'Please upload an image file';
 export const PASSWORD_MIN = 8;
+export const EMAIL_CHANGE_NEEDS_PASSWORD = 'Enter your current password to change your email address';
+
+/** Whether the form's address differs from the account's (the server compares case-insensitively). */
+export function emailChanged(formEmail: string, current: string | undefined): boolean {
+  return !!formEmail.trim() && formEmail.trim().toLowerCase() !== (current ?? '').trim().toLowerCase();
+}
 
 /** Spec §5: avatar upload accepts image files only. */
 export function isImageFile(file: Pick<File, 'type' | 'name'>): boolean {
@@ -44,6 +50,10 @@ export const DEFAULT_PREFS: NotificationPrefs = {
 export interface AccountState {
   name: string;
   email: string;
+  /** Asked only when the email changes on an account that has a password. */
+  emailPassword: string;
+  /** The new address waiting for its confirmation link. */
+  pendingEmail: string | null;
   savingProfile: boolean;
   uploadingAvatar: boolean;
   avatarError: string | null;
@@ -59,6 +69,8 @@ export interface AccountState {
 const initial = (): AccountState => ({
   name: '',
   email: '',
+  emailPassword: '',
+  pendingEmail: null,
   savingProfile: false,
   uploadingAvatar: false,
   avatarError: null,
@@ -95,13 +107,25 @@ export const accountActions = {
       notify.error('Profile not saved', 'Email address is required');
       return false;
     }
+    const changing = emailChanged(email, session.user?.email);
+    const needsPassword = changing && session.user?.hasPassword !== false;
+    if (needsPassword && !account.emailPassword) {
+      notify.error('Profile not saved', EMAIL_CHANGE_NEEDS_PASSWORD);
+      return false;
+    }
     account.savingProfile = true;
     try {
-      const { user } = await accountApi.updateProfile({ name, email });
+      const { user, pendingEmail, message } = await accountApi.updateProfile(
+        needsPassword ? { name, email, currentPassword: account.emailPassword } : { name, email },
+      );
       updateUser(user);
       account.name = user.name ?? '';
+      // The address changes only when the link sent to the new one is followed.
       account.email = user.email;
-      notify.success('Profile updated', 'Your profile was saved');
+      account.emailPassword = '';
+      account.pendingEmail = pendingEmail ?? null;
+      if (changing && message) notify.info('Confirm your new email', message);
+      else notify.success('Profile updated', 'Your profile was saved');
       return true;
     } catch (err) {
       notify.error('Profile not saved', errorMessage(err, 'Failed to save your profile'));
