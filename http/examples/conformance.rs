@@ -4,9 +4,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use actix_web::{App, HttpServer};
+use actix_web::App;
 use parley_http::realtime::engineio::{EchoHandler, EngineConfig, EngineServer};
-use parley_http::realtime::{self, Payload, SocketIo};
+use parley_http::realtime::{self, LiveMounts, Payload, SocketIo};
 
 fn config() -> EngineConfig {
     EngineConfig {
@@ -39,23 +39,20 @@ async fn main() -> std::io::Result<()> {
         Ok(())
     });
 
-    let server = HttpServer::new(move || {
+    let mut bound = port;
+    let listeners = listeners(port)?;
+    if let Some(first) = listeners.first() {
+        bound = first.local_addr()?.port();
+    }
+    let mounts = LiveMounts::new().engine("/engine.io/", echo.clone()).socket_io(&io);
+    let server = realtime::http_server(listeners, 2, mounts, move || {
         let echo = echo.clone();
         let io = io.clone();
         App::new().configure(move |cfg| {
             echo.mount(cfg, "/engine.io/");
             realtime::configure(cfg, io);
         })
-    })
-    .workers(2);
-    let mut server = server;
-    let mut bound = port;
-    for (i, listener) in listeners(port)?.into_iter().enumerate() {
-        if i == 0 {
-            bound = listener.local_addr()?.port();
-        }
-        server = server.listen(listener)?;
-    }
+    })?;
     println!("listening on port {bound}");
     server.run().await
 }

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use actix_web::{App, HttpServer};
-use parley_http::realtime::{self, ConnectError, EngineConfig, Payload, RecoveryConfig, SocketIo};
+use actix_web::App;
+use parley_http::realtime::{self, ConnectError, EngineConfig, LiveMounts, Payload, RecoveryConfig, SocketIo};
 use serde_json::{json, Value};
 
 #[derive(Debug)]
@@ -119,12 +119,11 @@ async fn main() -> std::io::Result<()> {
     recovery_ns(&io);
     let listener = std::net::TcpListener::bind(("127.0.0.1", port))?;
     let bound = listener.local_addr()?.port();
-    let server = HttpServer::new(move || {
+    let mounts = LiveMounts::new().socket_io(&io);
+    let server = realtime::http_server(vec![listener], 2, mounts, move || {
         let io = io.clone();
         App::new().configure(move |cfg| realtime::configure(cfg, io))
-    })
-    .workers(2)
-    .listen(listener)?;
+    })?;
     println!("listening on port {bound}");
     server.run().await
 }

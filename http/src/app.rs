@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use actix_web::dev::Server;
 use actix_web::middleware::{Compress, DefaultHeaders, Logger};
-use actix_web::{web, App, HttpServer};
+use actix_web::{web, App};
 use parley_config::Settings;
 use parley_store::Store;
 
@@ -153,7 +153,8 @@ impl Application {
         let io = crate::live::socket_server(state.clone());
         let settings_workers = state.settings.workers;
         let server_state = state.clone();
-        let server = HttpServer::new(move || {
+        let mounts = crate::realtime::LiveMounts::new().socket_io(&io);
+        let server = crate::realtime::http_server(vec![listener], worker_threads(settings_workers), mounts, move || {
             let state = server_state.clone();
             App::new()
                 .app_data(state.clone())
@@ -171,11 +172,6 @@ impl Application {
                 .configure(routes::configure)
                 .configure(|cfg| static_web::configure(cfg, &state))
         })
-        // Live events are small frames that must leave at once, not wait for Nagle's algorithm
-        // to gather them (actix-web leaves the socket option alone unless asked).
-        .tcp_nodelay(true)
-        .workers(worker_threads(settings_workers))
-        .listen(listener)
         .map_err(|source| StartError::Bind { addr: format!("port {port}"), source })?
         .shutdown_timeout(5)
         .run();

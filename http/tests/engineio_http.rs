@@ -5,9 +5,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use actix_web::{App, HttpServer};
+use actix_web::App;
 use parley_http::realtime::engineio::{EchoHandler, EngineConfig, EngineServer};
-use parley_http::realtime::{self, SocketIo};
+use parley_http::realtime::{self, LiveMounts, SocketIo};
 use serde_json::Value;
 
 const PING_INTERVAL: u64 = 300;
@@ -27,7 +27,10 @@ fn start(max_payload: usize) -> String {
     let echo = EngineServer::new(config(max_payload), Arc::new(EchoHandler));
     let io = SocketIo::new(config(max_payload), Duration::from_millis(1000));
     io.ns("/", |_socket, _auth| async move { Ok(()) });
-    let server = HttpServer::new(move || {
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let mounts = LiveMounts::new().engine("/engine.io/", echo.clone()).socket_io(&io);
+    let server = realtime::http_server(vec![listener], 1, mounts, move || {
         let echo = echo.clone();
         let io = io.clone();
         App::new().configure(move |cfg| {
@@ -35,12 +38,9 @@ fn start(max_payload: usize) -> String {
             realtime::configure(cfg, io);
         })
     })
-    .workers(1)
+    .unwrap()
     .disable_signals()
-    .bind(("127.0.0.1", 0))
-    .unwrap();
-    let port = server.addrs()[0].port();
-    let server = server.run();
+    .run();
     actix_web::rt::spawn(server);
     format!("http://127.0.0.1:{port}")
 }
@@ -206,16 +206,17 @@ async fn slow_client_is_disconnected_not_buffered() {
     let mut bases = Vec::new();
     for cfg in [small, big] {
         let srv = EngineServer::new(cfg, Arc::new(Flood));
-        let server = HttpServer::new(move || {
+        let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+        bases.push(format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port()));
+        let mounts = LiveMounts::new().engine("/engine.io/", srv.clone());
+        let server = realtime::http_server(vec![listener], 1, mounts, move || {
             let srv = srv.clone();
             App::new().configure(move |c| srv.mount(c, "/engine.io/"))
         })
-        .workers(1)
+        .unwrap()
         .disable_signals()
-        .bind(("127.0.0.1", 0))
-        .unwrap();
-        bases.push(format!("http://127.0.0.1:{}", server.addrs()[0].port()));
-        actix_web::rt::spawn(server.run());
+        .run();
+        actix_web::rt::spawn(server);
     }
     // Over the bound: the session is closed (close packet, then 400).
     let (sid, _) = open(&bases[0]).await;

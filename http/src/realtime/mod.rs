@@ -18,6 +18,7 @@
 
 pub mod engineio;
 pub mod recovery;
+pub mod server;
 pub mod socketio;
 
 use std::sync::{Mutex, MutexGuard};
@@ -29,7 +30,10 @@ pub use socketio::{
     Payload, Socket, SocketIo,
 };
 
-/// Mounts the Socket.IO server at `/socket.io/`.
+pub use server::{http_server, LiveMounts};
+
+/// Mounts the Socket.IO server at `/socket.io/` (long-polling; its WebSockets come through
+/// [`http_server`] with [`LiveMounts::socket_io`]).
 pub fn configure(cfg: &mut actix_web::web::ServiceConfig, io: SocketIo) {
     io.engine().clone().mount(cfg, "/socket.io/");
 }

@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use actix::Addr;
-use actix_web::{HttpRequest, HttpResponse};
+use std::net::IpAddr;
+
+use actix_web::{http::StatusCode, HttpRequest, HttpResponse};
 
 use super::outbox::Outbox;
 use super::packet::Packet;
@@ -29,9 +31,7 @@ pub struct EngineServer {
 pub(crate) const TOO_MANY_CONNECTIONS: &str = "Too many connections, please retry later";
 
 pub(crate) fn bad_request(msg: &'static str) -> HttpResponse {
-    HttpResponse::BadRequest()
-        .content_type("application/json")
-        .body(format!(r#"{{"code":3,"message":"{msg}"}}"#))
+    Refusal::bad_request(msg).response()
 }
 
 impl EngineServer {
@@ -105,24 +105,50 @@ impl EngineServer {
     /// Whether a new session may start: under the connection cap, and within the caller's
     /// handshake rate. `Some` is the refusal to answer with.
     pub(crate) fn refusal(&self, req: &HttpRequest) -> Option<HttpResponse> {
-        if self.cfg.max_connections > 0 && self.session_count() >= self.cfg.max_connections {
-            return Some(
-                HttpResponse::ServiceUnavailable()
-                    .content_type("application/json")
-                    .body(format!(r#"{{"code":5,"message":"{TOO_MANY_CONNECTIONS}"}}"#)),
-            );
-        }
-        let peer = req.peer_addr()?;
-        if self.handshakes.allow(peer.ip()) {
-            return None;
-        }
-        Some(
-            HttpResponse::TooManyRequests()
-                .content_type("application/json")
-                .body(r#"{"code":5,"message":"Too many new connections from your address, please retry later"}"#),
-        )
+        self.refusal_for(req.peer_addr().map(|a| a.ip())).map(|r| r.response())
     }
 
+    /// [`Self::refusal`] for a caller known by address (or not known: then only the cap holds).
+    pub(crate) fn refusal_for(&self, peer: Option<IpAddr>) -> Option<Refusal> {
+        if self.cfg.max_connections > 0 && self.session_count() >= self.cfg.max_connections {
+            return Some(Refusal { status: StatusCode::SERVICE_UNAVAILABLE, code: 5, message: TOO_MANY_CONNECTIONS });
+        }
+        if self.handshakes.allow(peer?) {
+            return None;
+        }
+        Some(Refusal {
+            status: StatusCode::TOO_MANY_REQUESTS,
+            code: 5,
+            message: "Too many new connections from your address, please retry later",
+        })
+    }
+}
+
+/// A refused Engine.IO request: its status and its `{"code","message"}` body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    pub status: StatusCode,
+    pub code: u8,
+    pub message: &'static str,
+}
+
+impl Refusal {
+    pub(crate) const fn bad_request(message: &'static str) -> Refusal {
+        Refusal { status: StatusCode::BAD_REQUEST, code: 3, message }
+    }
+
+    pub(crate) fn body(&self) -> String {
+        format!(r#"{{"code":{},"message":"{}"}}"#, self.code, self.message)
+    }
+
+    /// `400 Bad Request`, as an HTTP/1.1 status line's tail.
+    pub(crate) fn status_line(&self) -> String {
+        format!("{} {}", self.status.as_u16(), self.status.canonical_reason().unwrap_or(""))
+    }
+
+    pub(crate) fn response(&self) -> HttpResponse {
+        HttpResponse::build(self.status).content_type("application/json").body(self.body())
+    }
 }
 
 pub(crate) fn new_sid() -> String {

@@ -4,7 +4,7 @@
 use actix_web::{http::Method, web, HttpRequest, HttpResponse};
 
 use super::engine::{bad_request, EngineServer};
-use super::transport::{polling, ws};
+use super::transport::polling;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum TransportKind {
@@ -67,11 +67,13 @@ impl EngineServer {
                     bad_request("Bad handshake method")
                 }
             }
+            // A real upgrade never gets here: the server hands it to the WebSocket transport
+            // with its connection (`realtime::server`). This is a plain request naming it.
             TransportKind::WebSocket => {
                 if req.method() != Method::GET {
                     return bad_request("Bad handshake method");
                 }
-                ws::open(self, &req, body, query.sid).await
+                bad_request("Bad request")
             }
         }
     }

@@ -1,112 +1,334 @@
-//! WebSocket transport through actix-ws: a reader task feeding the session actor and a writer
-//! task draining a bounded queue (a client that cannot keep up gets disconnected).
+//! WebSocket transport on the raw connection.
+//!
+//! The HTTP server hands an upgrade request over together with its socket
+//! ([`crate::realtime::server`]); from then on one task owns the connection: it reads frames into
+//! the session actor and writes what the actor queues, several frames per system call when they
+//! are waiting. Nothing of the HTTP layer stays behind, and the buffers exist only while bytes
+//! are in them, so an idle WebSocket costs its socket, its queue and its session.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_http::ws::{self, OpCode, Parser, ProtocolError};
+use actix_http::{header, HttpMessage as _, Method, Request};
+use actix_web::rt::net::TcpStream;
+use bytes::{Bytes, BytesMut};
+use tokio::io::AsyncWriteExt as _;
 use tokio::sync::mpsc;
 
+use super::super::engine::{EngineServer, Refusal};
 use super::super::packet::Packet;
-use super::super::engine::{bad_request, EngineServer};
+use super::super::service::{parse_query, TransportKind};
 use super::super::session::{AttachWs, WsFrame, WsGone, WsPacket};
 use super::super::CloseReason;
 
-/// Frames buffered between the session actor and the socket writer.
+/// Frames buffered between the session actor and the connection.
 pub const WS_QUEUE: usize = 1024;
+
+/// Queued frames gathered into one write.
+const WRITE_BATCH: usize = 64;
+
+/// Bytes asked of the kernel per read.
+const READ_CHUNK: usize = 4096;
 
 static NEXT_WS_ID: AtomicU64 = AtomicU64::new(1);
 
-pub(crate) async fn open(
-    srv: &EngineServer,
-    req: &HttpRequest,
-    body: web::Payload,
-    sid: Option<String>,
-) -> HttpResponse {
-    // Check the session before accepting the upgrade.
+/// Serves one upgrade request on its connection: refuses it with an HTTP answer, or runs the
+/// WebSocket until either side closes. `pending` holds bytes the client sent after its request.
+pub(crate) async fn serve(srv: &EngineServer, req: Request, mut io: TcpStream, pending: BytesMut) {
+    let accept = match check(srv, &req) {
+        Ok(accept) => accept,
+        Err(refusal) => return refuse(&mut io, refusal).await,
+    };
+    let sid = parse_query(req.uri().query().unwrap_or("")).and_then(|q| q.sid);
     let existing = match &sid {
         Some(sid) => match srv.lookup(sid) {
             Some(addr) => Some(addr),
-            None => return bad_request("Session ID unknown"),
+            None => return refuse(&mut io, Refusal::bad_request("Session ID unknown")).await,
         },
         None => None,
     };
-    let (response, session, stream) = match actix_ws::handle(req, body) {
-        Ok(parts) => parts,
-        Err(_) => return bad_request("Bad request"),
-    };
-    let stream = stream
-        .max_frame_size(srv.cfg.max_payload.max(1024))
-        .aggregate_continuations()
-        .max_continuation_size(srv.cfg.max_payload.max(1024));
     let id = NEXT_WS_ID.fetch_add(1, Ordering::Relaxed);
     let (tx, rx) = mpsc::channel::<WsFrame>(WS_QUEUE);
-
+    let switching = format!(
+        "HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\nsec-websocket-accept: {accept}\r\n\r\n"
+    );
+    if write_within(&mut io, switching.as_bytes(), srv.cfg.ping_timeout).await.is_err() {
+        return;
+    }
     let addr = match existing {
         Some(addr) => {
-            let accepted = addr
-                .send(AttachWs { id, tx: tx.clone() })
-                .await
-                .unwrap_or(false);
-            if !accepted {
-                actix_web::rt::spawn(async move {
-                    let _ = session.close(None).await;
-                });
-                return response;
+            let attached = addr.send(AttachWs { id, tx: tx.clone() }).await.unwrap_or(false);
+            if !attached {
+                let mut close = BytesMut::new();
+                Parser::write_close(&mut close, None, false);
+                let _ = write_within(&mut io, &close, srv.cfg.ping_timeout).await;
+                return;
             }
             addr
         }
         None => srv.open_session(Some((id, tx.clone()))).1,
     };
     drop(tx);
+    let mut conn = Connection {
+        io,
+        read: pending,
+        fragment: None,
+        max_payload: srv.cfg.max_payload.max(1024),
+        write_timeout: srv.cfg.ping_timeout,
+    };
+    let reason = conn.run(id, &addr, rx).await;
+    addr.do_send(WsGone { id, reason });
+    let _ = conn.io.shutdown().await;
+}
 
-    // Writer: keeps frame order; ends on Close or when the session drops its sender.
-    let mut writer = session.clone();
-    actix_web::rt::spawn(async move {
-        let mut rx = rx;
-        while let Some(frame) = rx.recv().await {
-            let res = match frame {
-                WsFrame::Text(t) => writer.text(t).await,
-                WsFrame::Binary(b) => writer.binary(b).await,
-                WsFrame::Close => break,
-            };
-            if res.is_err() {
-                break;
+/// The handshake rules: an Engine.IO WebSocket GET, within the connection limits, with a valid
+/// WebSocket handshake. `Ok` is the `Sec-WebSocket-Accept` value.
+fn check(srv: &EngineServer, req: &Request) -> Result<String, Refusal> {
+    let Some(query) = parse_query(req.uri().query().unwrap_or("")) else {
+        return Err(Refusal::bad_request("Bad request"));
+    };
+    if query.transport != TransportKind::WebSocket {
+        return Err(Refusal::bad_request("Bad request"));
+    }
+    if req.method() != Method::GET {
+        return Err(Refusal::bad_request("Bad handshake method"));
+    }
+    if ws::verify_handshake(req.head()).is_err() {
+        return Err(Refusal::bad_request("Bad request"));
+    }
+    let key = req
+        .headers()
+        .get(header::SEC_WEBSOCKET_KEY)
+        .ok_or(Refusal::bad_request("Bad request"))?;
+    let accept = ws::hash_key(key.as_bytes());
+    if query.sid.is_none() {
+        if let Some(refused) = srv.refusal_for(req.peer_addr().map(|a| a.ip())) {
+            return Err(refused);
+        }
+    }
+    Ok(String::from_utf8_lossy(&accept).into_owned())
+}
+
+/// Answers a refused upgrade over plain HTTP and closes the connection.
+pub(crate) async fn refuse(io: &mut TcpStream, refusal: Refusal) {
+    let body = refusal.body();
+    let head = format!(
+        "HTTP/1.1 {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        refusal.status_line(),
+        body.len()
+    );
+    let _ = write_within(io, head.as_bytes(), Duration::from_secs(5)).await;
+    let _ = io.shutdown().await;
+}
+
+async fn write_within(io: &mut TcpStream, bytes: &[u8], limit: Duration) -> Result<(), ()> {
+    match tokio::time::timeout(limit, io.write_all(bytes)).await {
+        Ok(Ok(())) => Ok(()),
+        _ => Err(()),
+    }
+}
+
+/// One upgraded connection: the socket, the unparsed input, a message arriving in fragments.
+struct Connection {
+    io: TcpStream,
+    read: BytesMut,
+    fragment: Option<(OpCode, BytesMut)>,
+    max_payload: usize,
+    /// A client that takes longer than this to accept bytes is gone.
+    write_timeout: Duration,
+}
+
+/// What a complete frame asks of the connection.
+enum Incoming {
+    Packet(Packet),
+    Ping(Bytes),
+    Nothing,
+    Close(CloseReason),
+}
+
+impl Connection {
+    async fn run(
+        &mut self,
+        id: u64,
+        addr: &actix::Addr<super::super::session::EioSession>,
+        mut rx: mpsc::Receiver<WsFrame>,
+    ) -> CloseReason {
+        // Bytes that came with the upgrade request are frames already.
+        if let Some(reason) = self.drain_frames(id, addr).await {
+            return reason;
+        }
+        loop {
+            tokio::select! {
+                frame = rx.recv() => {
+                    let Some(frame) = frame else {
+                        // The session is gone: say goodbye on the socket.
+                        self.send_close().await;
+                        return CloseReason::ServerClose;
+                    };
+                    match self.write_batch(frame, &mut rx).await {
+                        Ok(false) => {}
+                        Ok(true) => return CloseReason::ServerClose,
+                        Err(reason) => return reason,
+                    }
+                }
+                ready = self.io.readable() => {
+                    if ready.is_err() {
+                        return CloseReason::TransportError;
+                    }
+                    self.read.reserve(READ_CHUNK);
+                    match self.io.try_read_buf(&mut self.read) {
+                        Ok(0) => return CloseReason::TransportClose,
+                        Ok(_) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                        Err(_) => return CloseReason::TransportError,
+                    }
+                    if let Some(reason) = self.drain_frames(id, addr).await {
+                        return reason;
+                    }
+                }
             }
         }
-        let _ = writer.close(None).await;
-    });
+    }
 
-    // Reader: decodes frames and feeds the actor in order.
-    let mut pong_session = session;
-    actix_web::rt::spawn(async move {
-        let mut stream = stream;
-        let reason = loop {
-            let Some(msg) = stream.recv().await else {
-                break CloseReason::TransportClose;
+    /// Handles every complete frame in the read buffer; `Some` ends the connection.
+    async fn drain_frames(
+        &mut self,
+        id: u64,
+        addr: &actix::Addr<super::super::session::EioSession>,
+    ) -> Option<CloseReason> {
+        loop {
+            let frame = match Parser::parse(&mut self.read, true, self.max_payload) {
+                Ok(Some(frame)) => frame,
+                Ok(None) => break,
+                Err(ProtocolError::Overflow) => return Some(CloseReason::PayloadTooLarge),
+                Err(_) => return Some(CloseReason::TransportError),
             };
-            let packet = match msg {
-                Ok(actix_ws::AggregatedMessage::Text(t)) => match Packet::decode_text(&t) {
-                    Ok(p) => p,
-                    Err(_) => break CloseReason::ParseError,
-                },
-                Ok(actix_ws::AggregatedMessage::Binary(b)) => Packet::Binary(b),
-                Ok(actix_ws::AggregatedMessage::Ping(p)) => {
-                    let _ = pong_session.pong(&p).await;
-                    continue;
+            match self.incoming(frame) {
+                Incoming::Packet(packet) => {
+                    if !addr.connected() {
+                        return Some(CloseReason::TransportClose);
+                    }
+                    addr.do_send(WsPacket { id, packet });
                 }
-                Ok(actix_ws::AggregatedMessage::Pong(_)) => continue,
-                Ok(actix_ws::AggregatedMessage::Close(_)) => break CloseReason::TransportClose,
-                Err(actix_ws::ProtocolError::Overflow) => break CloseReason::PayloadTooLarge,
-                Err(_) => break CloseReason::TransportError,
-            };
-            if !addr.connected() {
-                break CloseReason::TransportClose;
+                Incoming::Ping(data) => {
+                    let mut out = BytesMut::new();
+                    Parser::write_message(&mut out, &data, OpCode::Pong, true, false);
+                    if write_within(&mut self.io, &out, self.write_timeout).await.is_err() {
+                        return Some(CloseReason::TransportError);
+                    }
+                }
+                Incoming::Nothing => {}
+                Incoming::Close(reason) => {
+                    if reason == CloseReason::TransportClose {
+                        self.send_close().await;
+                    }
+                    return Some(reason);
+                }
             }
-            addr.do_send(WsPacket { id, packet });
-        };
-        addr.do_send(WsGone { id, reason });
-        let _ = pong_session.close(None).await;
-    });
+        }
+        // An idle connection keeps no read buffer.
+        if self.read.is_empty() {
+            self.read = BytesMut::new();
+        }
+        None
+    }
 
-    response
+    /// One parsed frame, with fragments put back together (up to the payload limit).
+    fn incoming(&mut self, (fin, op, payload): (bool, OpCode, Option<BytesMut>)) -> Incoming {
+        let payload = payload.unwrap_or_default();
+        match op {
+            OpCode::Text | OpCode::Binary if !fin => {
+                if self.fragment.is_some() {
+                    return Incoming::Close(CloseReason::TransportError);
+                }
+                self.fragment = Some((op, payload));
+                Incoming::Nothing
+            }
+            OpCode::Continue => {
+                let Some((_, buf)) = self.fragment.as_mut() else {
+                    return Incoming::Close(CloseReason::TransportError);
+                };
+                if buf.len() + payload.len() > self.max_payload {
+                    return Incoming::Close(CloseReason::PayloadTooLarge);
+                }
+                buf.extend_from_slice(&payload);
+                if !fin {
+                    return Incoming::Nothing;
+                }
+                match self.fragment.take() {
+                    Some((op, whole)) => message(op, whole),
+                    None => Incoming::Close(CloseReason::TransportError),
+                }
+            }
+            OpCode::Text | OpCode::Binary => {
+                if self.fragment.is_some() {
+                    return Incoming::Close(CloseReason::TransportError);
+                }
+                message(op, payload)
+            }
+            OpCode::Ping => Incoming::Ping(payload.freeze()),
+            OpCode::Pong => Incoming::Nothing,
+            OpCode::Close => Incoming::Close(CloseReason::TransportClose),
+            OpCode::Bad => Incoming::Close(CloseReason::TransportError),
+        }
+    }
+
+    /// Writes `first` and whatever else is queued (up to a batch) in one go. `Ok(true)`: the
+    /// session asked to close, and the close frame went out.
+    async fn write_batch(
+        &mut self,
+        first: WsFrame,
+        rx: &mut mpsc::Receiver<WsFrame>,
+    ) -> Result<bool, CloseReason> {
+        let mut out = BytesMut::new();
+        let mut closing = encode(first, &mut out);
+        let mut count = 1;
+        while !closing && count < WRITE_BATCH {
+            match rx.try_recv() {
+                Ok(frame) => closing = encode(frame, &mut out),
+                Err(_) => break,
+            }
+            count += 1;
+        }
+        if write_within(&mut self.io, &out, self.write_timeout).await.is_err() {
+            return Err(CloseReason::TransportError);
+        }
+        Ok(closing)
+    }
+
+    async fn send_close(&mut self) {
+        let mut out = BytesMut::new();
+        Parser::write_close(&mut out, None, false);
+        let _ = write_within(&mut self.io, &out, self.write_timeout).await;
+    }
+}
+
+/// A whole data message as an Engine.IO packet.
+fn message(op: OpCode, payload: BytesMut) -> Incoming {
+    if op == OpCode::Binary {
+        return Incoming::Packet(Packet::Binary(payload.freeze()));
+    }
+    match std::str::from_utf8(&payload).ok().map(Packet::decode_text) {
+        Some(Ok(packet)) => Incoming::Packet(packet),
+        _ => Incoming::Close(CloseReason::ParseError),
+    }
+}
+
+/// Appends one frame to `out`; `true` when it is the close frame.
+fn encode(frame: WsFrame, out: &mut BytesMut) -> bool {
+    match frame {
+        WsFrame::Text(text) => {
+            Parser::write_message(out, text.as_bytes(), OpCode::Text, true, false);
+            false
+        }
+        WsFrame::Binary(data) => {
+            Parser::write_message(out, &data, OpCode::Binary, true, false);
+            false
+        }
+        WsFrame::Close => {
+            Parser::write_close(out, None, false);
+            true
+        }
+    }
 }
