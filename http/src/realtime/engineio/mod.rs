@@ -142,7 +142,7 @@ impl EngineConn {
         match self.outbox.push(msgs) {
             outbox::Pushed::Wake => self.addr.do_send(session::Flush),
             outbox::Pushed::Overflow => self.addr.do_send(session::Fail(CloseReason::SlowClient)),
-            outbox::Pushed::Queued | outbox::Pushed::Closed => {}
+            outbox::Pushed::Queued | outbox::Pushed::Closed | outbox::Pushed::Sent => {}
         }
     }
 

@@ -1,10 +1,14 @@
 //! A connection's outbound queue: what the upper layer sent and the session has not yet
 //! written. Bounded: a client whose queue fills (it does not read) is closed as too slow,
 //! rather than the server holding its backlog. The session is woken once per batch, not once
-//! per message, so a burst of events costs one hop.
+//! per message, so a burst of events costs one hop. Once the session runs on a WebSocket the
+//! outbox goes direct: messages go straight into the socket's bounded queue, with no hop at all.
 
 use std::sync::Mutex;
 
+use tokio::sync::mpsc::error::TrySendError;
+
+use super::session::{WsFrame, WsTx};
 use super::Message;
 use crate::realtime::lock;
 
@@ -19,6 +23,8 @@ struct State {
     /// The session has been told to flush and has not yet taken the frames.
     woken: bool,
     closed: bool,
+    /// The WebSocket's queue, once the session has handed it over.
+    direct: Option<WsTx>,
 }
 
 /// What `push` did, and so what the caller must tell the session.
@@ -32,6 +38,8 @@ pub(crate) enum Pushed {
     Overflow,
     /// The connection is closed; dropped.
     Closed,
+    /// Handed straight to the WebSocket's queue.
+    Sent,
 }
 
 impl Outbox {
@@ -44,6 +52,24 @@ impl Outbox {
         let mut st = lock(&self.state);
         if st.closed {
             return Pushed::Closed;
+        }
+        if let Some(tx) = &st.direct {
+            for msg in msgs {
+                match tx.try_send(WsFrame::message(msg)) {
+                    Ok(()) => {}
+                    Err(TrySendError::Full(_)) => {
+                        st.closed = true;
+                        st.direct = None;
+                        return Pushed::Overflow;
+                    }
+                    Err(TrySendError::Closed(_)) => {
+                        st.closed = true;
+                        st.direct = None;
+                        return Pushed::Closed;
+                    }
+                }
+            }
+            return Pushed::Sent;
         }
         if st.frames.len() + msgs.len() > self.capacity {
             st.closed = true;
@@ -70,6 +96,25 @@ impl Outbox {
         let mut st = lock(&self.state);
         st.closed = true;
         st.frames = Vec::new();
+        st.direct = None;
+    }
+
+    /// Sends what is queued into `tx` and sends every later message there at once. `Err`: the
+    /// socket's queue is full (the client does not read).
+    pub(crate) fn go_direct(&self, tx: WsTx) -> Result<(), ()> {
+        let mut st = lock(&self.state);
+        if st.closed {
+            return Ok(());
+        }
+        st.woken = false;
+        for msg in std::mem::take(&mut st.frames) {
+            if tx.try_send(WsFrame::message(msg)).is_err() {
+                st.closed = true;
+                return Err(());
+            }
+        }
+        st.direct = Some(tx);
+        Ok(())
     }
 }
 

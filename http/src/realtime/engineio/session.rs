@@ -14,9 +14,21 @@ use super::{CloseReason, ConnHandler, EngineConfig, Message as EioMessage};
 /// A frame for a WebSocket writer task.
 #[derive(Debug)]
 pub enum WsFrame {
+    /// A whole Engine.IO packet as text.
     Text(String),
+    /// An Engine.IO message packet: the text goes out behind its `4` (no copy to prepend it).
+    Message(String),
     Binary(bytes::Bytes),
     Close,
+}
+
+impl WsFrame {
+    pub(crate) fn message(msg: EioMessage) -> WsFrame {
+        match msg {
+            EioMessage::Text(t) => WsFrame::Message(t),
+            EioMessage::Binary(b) => WsFrame::Binary(b),
+        }
+    }
 }
 
 pub type WsTx = mpsc::Sender<WsFrame>;
@@ -113,11 +125,12 @@ impl EioSession {
         }
         match &self.transport {
             Transport::Ws { tx, .. } => {
-                let frame = match packet.encode_text() {
-                    Some(text) => WsFrame::Text(text),
-                    None => match packet {
-                        Packet::Binary(b) => WsFrame::Binary(b),
-                        _ => return,
+                let frame = match packet {
+                    Packet::Message(text) => WsFrame::Message(text),
+                    Packet::Binary(b) => WsFrame::Binary(b),
+                    other => match other.encode_text() {
+                        Some(text) => WsFrame::Text(text),
+                        None => return,
                     },
                 };
                 match tx.try_send(frame) {
@@ -139,6 +152,17 @@ impl EioSession {
                 }
                 self.flush_poll();
             }
+        }
+    }
+
+    /// On a WebSocket, lets the upper layer's messages go straight to the socket's queue from
+    /// now on (after what it queued so far), instead of waking this actor for each batch.
+    fn go_direct(&mut self, ctx: &mut Context<Self>) {
+        let Transport::Ws { tx, .. } = &self.transport else {
+            return;
+        };
+        if self.outbox.go_direct(tx.clone()).is_err() {
+            self.close(CloseReason::SlowClient, ctx);
         }
     }
 
@@ -246,6 +270,7 @@ impl Actor for EioSession {
         if let Some(open) = self.open_packet.take() {
             self.push(open, ctx);
         }
+        self.go_direct(ctx);
         self.schedule_ping(ctx);
     }
 
@@ -390,6 +415,7 @@ impl Handler<WsPacket> for EioSession {
                 for p in queued {
                     self.push(p, ctx);
                 }
+                self.go_direct(ctx);
             }
             _ => {
                 // Anything else before the upgrade completes cancels the upgrade.

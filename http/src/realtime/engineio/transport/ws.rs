@@ -25,8 +25,13 @@ use super::super::CloseReason;
 /// Frames buffered between the session actor and the connection.
 pub const WS_QUEUE: usize = 1024;
 
-/// Queued frames gathered into one write.
+/// Queued frames gathered into one write when a backlog has built up.
 const WRITE_BATCH: usize = 64;
+
+/// The backlog from which frames are gathered. Below it each frame leaves in its own write, as
+/// a Node server sends them: clients (and the protocol's conformance suite) that handle one
+/// message per read keep working, and a frame never waits for another.
+const BACKLOG: usize = 8;
 
 /// Bytes asked of the kernel per read.
 const READ_CHUNK: usize = 4096;
@@ -274,8 +279,8 @@ impl Connection {
         }
     }
 
-    /// Writes `first` and whatever else is queued (up to a batch) in one go. `Ok(true)`: the
-    /// session asked to close, and the close frame went out.
+    /// Writes `first`, and with it up to a batch of what is queued when a backlog has built up.
+    /// `Ok(true)`: the session asked to close, and the close frame went out.
     async fn write_batch(
         &mut self,
         first: WsFrame,
@@ -283,8 +288,9 @@ impl Connection {
     ) -> Result<bool, CloseReason> {
         let mut out = BytesMut::new();
         let mut closing = encode(first, &mut out);
+        let batch = if rx.len() >= BACKLOG { WRITE_BATCH } else { 1 };
         let mut count = 1;
-        while !closing && count < WRITE_BATCH {
+        while !closing && count < batch {
             match rx.try_recv() {
                 Ok(frame) => closing = encode(frame, &mut out),
                 Err(_) => break,
@@ -322,6 +328,10 @@ fn encode(frame: WsFrame, out: &mut BytesMut) -> bool {
             Parser::write_message(out, text.as_bytes(), OpCode::Text, true, false);
             false
         }
+        WsFrame::Message(text) => {
+            write_text_frame(out, b'4', text.as_bytes());
+            false
+        }
         WsFrame::Binary(data) => {
             Parser::write_message(out, &data, OpCode::Binary, true, false);
             false
@@ -329,6 +339,48 @@ fn encode(frame: WsFrame, out: &mut BytesMut) -> bool {
         WsFrame::Close => {
             Parser::write_close(out, None, false);
             true
+        }
+    }
+}
+
+/// An unmasked, final text frame whose payload is `prefix` followed by `body` (RFC 6455 §5.2).
+fn write_text_frame(out: &mut BytesMut, prefix: u8, body: &[u8]) {
+    const FIN_TEXT: u8 = 0x81;
+    let len = body.len() + 1;
+    out.reserve(len + 10);
+    out.extend_from_slice(&[FIN_TEXT]);
+    if len < 126 {
+        out.extend_from_slice(&[len as u8]);
+    } else if let Ok(short) = u16::try_from(len) {
+        out.extend_from_slice(&[126]);
+        out.extend_from_slice(&short.to_be_bytes());
+    } else {
+        out.extend_from_slice(&[127]);
+        out.extend_from_slice(&(len as u64).to_be_bytes());
+    }
+    out.extend_from_slice(&[prefix]);
+    out.extend_from_slice(body);
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    /// Our message frames read back, through actix's parser, as the text with its `4`.
+    #[test]
+    fn message_frames_parse_back_at_every_length_class() {
+        for len in [0usize, 1, 124, 125, 126, 65_534, 65_535, 70_000] {
+            let body = "x".repeat(len);
+            let mut out = BytesMut::new();
+            write_text_frame(&mut out, b'4', body.as_bytes());
+            let (fin, op, payload) = Parser::parse(&mut out, false, 1 << 20).unwrap().unwrap();
+            assert!(fin);
+            assert_eq!(op, OpCode::Text);
+            let payload = payload.unwrap();
+            assert_eq!(payload.len(), len + 1);
+            assert_eq!(payload[0], b'4');
+            assert!(out.is_empty());
         }
     }
 }
