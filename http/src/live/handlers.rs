@@ -77,7 +77,7 @@ async fn join_session(cx: Cx, Args(a): Args<JoinSession>) -> Result<Reply, Engin
     // reconnected client fills what it missed.
     let session = cx.state.store.session(&session_id).await?.ok_or(EngineError::NotFound("Session"))?;
     let messages = cx.state.store.messages(&session_id, a.after_seq.unwrap_or(0), JOIN_HISTORY).await?;
-    Ok(Reply::Joined { session, messages })
+    Ok(Reply::Joined { session: Box::new(session), messages })
 }
 
 async fn join_as_agent(cx: Cx, Args(a): Args<BotArgs>) -> Result<Reply, EngineError> {

@@ -22,7 +22,7 @@ pub enum Reply {
     /// `{message}` (a member's message), or `{agentConnected, message}` (a visitor's).
     Message { message: Arc<ChatMessage>, agent_connected: Option<bool> },
     /// `join-session`: `{messages, session, sessionId}`.
-    Joined { session: ChatSession, messages: Vec<ChatMessage> },
+    Joined { session: Box<ChatSession>, messages: Vec<ChatMessage> },
     /// `{botId}`
     BotId(String),
     /// `{status}`
@@ -44,7 +44,7 @@ impl Serialize for Reply {
             }
             Reply::Joined { session, messages } => {
                 map.serialize_entry("messages", &Messages(messages))?;
-                map.serialize_entry("session", &SessionView::from(session))?;
+                map.serialize_entry("session", &SessionView::from(session.as_ref()))?;
                 map.serialize_entry("sessionId", &session.id)?;
             }
             Reply::BotId(bot_id) => map.serialize_entry("botId", bot_id)?,
@@ -104,7 +104,7 @@ mod tests {
                 json!({"message": old_message_view(&messages[0]), "agentConnected": false}),
             ),
             (
-                Reply::Joined { session: session.clone(), messages: messages.clone() },
+                Reply::Joined { session: Box::new(session.clone()), messages: messages.clone() },
                 json!({"sessionId": session.id, "session": old_session_view(&session), "messages": messages.iter().map(old_message_view).collect::<Vec<_>>()}),
             ),
             (Reply::BotId("b1".into()), json!({"botId": "b1"})),
