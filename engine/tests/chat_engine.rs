@@ -5,9 +5,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
-use parley_engine::chat::{BotReply, Brain, BrainError, Connection, Engine, EngineError, EngineSettings, Outgoing, ReplyRequest, Sink, VisitorMessage, Who};
+use parley_engine::chat::{BotReply, Brain, BrainError, Connection, Engine, EngineError, EngineSettings, Outgoing, ReplyRequest, ServerEvent, Sink, VisitorMessage, Who};
 use parley_store::bots::{NewBot, WidgetConfig};
 use parley_store::chat::CustomerInfo;
+use parley_store::models::{ChatMessage, ChatSession};
+use serde_json::{json, Value};
 use parley_store::testing::TestDb;
 use parley_store::users::NewUser;
 use parley_store::{Backend, Role, Store};
@@ -55,12 +57,49 @@ impl Brain for TestBrain {
     }
 }
 
+/// The fields of a message and a session these tests look at, as the wire names them (the
+/// wire format itself is `parley-http`'s, tested there).
+fn message_json(m: &ChatMessage) -> Value {
+    json!({"_id": m.id, "role": m.role, "content": m.content, "isAgent": m.is_agent, "isError": m.is_error})
+}
+
+fn session_json(s: &ChatSession) -> Value {
+    json!({"_id": s.id, "status": s.status, "rating": s.rating})
+}
+
+fn payload(event: &ServerEvent) -> Value {
+    match event {
+        ServerEvent::SupportRequest { session, customer_message, customer_info, timestamp } => json!({
+            "sessionId": session.id, "session": session_json(session), "customerMessage": customer_message,
+            "customerInfo": customer_info, "timestamp": timestamp,
+        }),
+        ServerEvent::CustomerMessage { session_id, message } | ServerEvent::NewMessage { session_id, message } | ServerEvent::MessageUpdated { session_id, message } => {
+            json!({"sessionId": session_id, "message": message_json(message)})
+        }
+        ServerEvent::SessionTaken { session_id, agent_id, agent_name } => json!({"sessionId": session_id, "agentId": agent_id, "agentName": agent_name}),
+        ServerEvent::ActiveSupportSessions { sessions } | ServerEvent::AllSessionsUpdate { sessions } => {
+            json!({"sessions": sessions.iter().map(session_json).collect::<Vec<_>>()})
+        }
+        ServerEvent::SessionAssigned { session_id, session } | ServerEvent::SessionUpdated { session_id, session } => {
+            json!({"sessionId": session_id, "session": session_json(session)})
+        }
+        ServerEvent::CustomerTyping { session_id, is_typing } => json!({"sessionId": session_id, "isTyping": is_typing}),
+        ServerEvent::MessageDelta { session_id, message_id, delta } => json!({"sessionId": session_id, "messageId": message_id, "delta": delta}),
+        ServerEvent::SessionResolved { session_id, resolved_by, timestamp } => json!({"sessionId": session_id, "resolvedBy": resolved_by, "timestamp": timestamp}),
+        ServerEvent::SessionDeleted { session_id } | ServerEvent::SessionJoined { session_id } => json!({"sessionId": session_id}),
+        ServerEvent::SupportRequested { message } | ServerEvent::Error { message } => json!({"message": message}),
+        ServerEvent::AgentJoined { agent_name, agent_id, message } => json!({"agentName": agent_name, "agentId": agent_id, "message": message}),
+        ServerEvent::AgentTyping { is_typing } => json!({"isTyping": is_typing}),
+        ServerEvent::Training { .. } => json!({}),
+    }
+}
+
 /// A live connection that records every event it is sent (and being closed, as `closed`).
 struct Recorder(Arc<Mutex<Vec<(String, serde_json::Value)>>>);
 
 impl Sink for Recorder {
     fn push(&self, event: &Arc<Outgoing>) {
-        let payload: serde_json::Value = serde_json::from_str(event.payload_json()).unwrap();
+        let payload: serde_json::Value = serde_json::from_str(event.encoded(|e| payload(e).to_string())).unwrap();
         self.0.lock().unwrap().push((event.name().to_string(), payload));
     }
 
@@ -159,13 +198,13 @@ async fn say(w: &World, session: Option<&str>, text: &str) -> parley_engine::cha
 async fn a_visitor_turn_is_saved_answered_and_streamed(backend: Backend) {
     let w = world(backend, Duration::from_secs(5)).await;
     let first = say(&w, None, "  Where is my order?  ").await;
-    assert_eq!(first.reply.as_ref().unwrap()["content"], "echo: Where is my order? (after 0 messages)");
+    assert_eq!(first.reply.as_ref().unwrap().content, "echo: Where is my order? (after 0 messages)");
     let sid = first.session_id.clone();
     let visitor = client(&w.engine, Who::Visitor { session_id: sid.clone(), bot_id: w.bot_id.clone() });
     w.engine.join_session(&visitor.conn, &sid).await.unwrap();
     visitor.wait_for("session-joined", 1).await;
     let second = say(&w, Some(&sid), "And returns?").await;
-    assert_eq!(second.reply.as_ref().unwrap()["content"], "echo: And returns? (after 2 messages)");
+    assert_eq!(second.reply.as_ref().unwrap().content, "echo: And returns? (after 2 messages)");
     let live = visitor.wait_for("new-message", 2).await;
     assert_eq!(live[0]["message"]["role"], "user");
     assert_eq!(live[1]["message"]["role"], "bot");
@@ -235,8 +274,8 @@ async fn handoff_take_race_live_messages_and_resolve(backend: Backend) {
     assert_eq!(visitor.wait_for("agent-typing", 1).await[0]["isTyping"], true);
 
     let resolved = w.engine.resolve(winner_who, &sid, Some(5), Some("Sorted".into())).await.unwrap();
-    assert_eq!(resolved["status"], "resolved");
-    assert_eq!(resolved["rating"], 5);
+    assert_eq!(resolved.status, "resolved");
+    assert_eq!(resolved.rating, Some(5));
     visitor.wait_for("session-resolved", 1).await;
     let stored = w.store.session(&sid).await.unwrap().unwrap();
     assert!(stored.resolved_at.is_some());
@@ -252,12 +291,12 @@ async fn a_failing_or_slow_brain_gives_the_error_bubble_and_the_session_goes_on(
     let w = world(backend, Duration::from_millis(300)).await;
     let failed = say(&w, None, "fail").await;
     let reply = failed.reply.unwrap();
-    assert_eq!(reply["content"], "Sorry, I encountered an error processing your request.");
-    assert_eq!(reply["isError"], true);
+    assert_eq!(reply.content, "Sorry, I encountered an error processing your request.");
+    assert!(reply.is_error);
     let slow = say(&w, Some(&failed.session_id), "slow").await;
-    assert_eq!(slow.reply.unwrap()["isError"], true);
+    assert!(slow.reply.unwrap().is_error);
     let fine = say(&w, Some(&failed.session_id), "ok").await;
-    assert_eq!(fine.reply.unwrap()["isError"], false);
+    assert!(!fine.reply.unwrap().is_error);
 }
 
 async fn roles_and_teams_are_enforced(backend: Backend) {

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use parley_engine::chat::{Engine, EngineSettings};
 use parley_engine::chat::ServerEvent;
-use parley_engine::ingest::{TrainedItem, Trainer, TrainingEvent};
+use parley_engine::ingest::Trainer;
 use parley_engine::knowledge_brain::KnowledgeBrain;
 use parley_engine::retrieval::{IndexCache, IndexOptions};
 
@@ -65,36 +65,13 @@ fn build_engine(settings: &Settings, store: &Store) -> Result<(Engine, Trainer),
     );
     let live = engine.clone();
     let mut trainer = Trainer::new(store.clone(), settings).with_events(Arc::new(move |event| {
-        let (bot_id, payload) = training_payload(event);
-        live.tell_bot(&bot_id, ServerEvent::Training { payload });
+        let bot_id = crate::views::events::training_bot(&event).to_owned();
+        live.tell_bot(&bot_id, ServerEvent::Training { event });
     }));
     if let Some(embedder) = embedder {
         trainer = trainer.with_embedder(embedder);
     }
     Ok((engine, trainer))
-}
-
-/// A training event as the Training page hears it (`training-status`).
-fn training_payload(event: TrainingEvent) -> (String, serde_json::Value) {
-    use serde_json::json;
-    match event {
-        TrainingEvent::Status { bot_id, item, status, reason } => {
-            let (kind, id) = match item {
-                TrainedItem::Source(id) => ("source", id),
-                TrainedItem::Qa(id) => ("qa", id),
-            };
-            let payload = json!({"type": "status", "botId": bot_id, "item": kind, "sourceId": id, "status": status.as_str(), "reason": reason});
-            (bot_id, payload)
-        }
-        TrainingEvent::PageFetched { bot_id, source_id, url, title } => {
-            let payload = json!({"type": "page", "botId": bot_id, "sourceId": source_id, "url": url, "title": title});
-            (bot_id, payload)
-        }
-        TrainingEvent::KnowledgeChanged { bot_id, version } => {
-            let payload = json!({"type": "knowledge", "botId": bot_id, "version": version});
-            (bot_id, payload)
-        }
-    }
 }
 
 pub struct Application {

@@ -10,7 +10,7 @@ use actix::prelude::*;
 use parley_store::chat::SessionFilter;
 use parley_store::Store;
 
-use super::events::{session_view, Outgoing, ServerEvent};
+use super::events::{Outgoing, ServerEvent, SessionList};
 use super::messages::{AgentAssigned, AgentOffline, AgentOnline, AgentStatus, ListAgents, OnlineAgent, Take, TakeOutcome, ToAgents};
 use super::peers::Peers;
 use super::types::{ConnId, EngineError};
@@ -126,9 +126,9 @@ impl Handler<Take> for BotActor {
                 let _ = msg.reply.send(Err(e.into()));
             }
             Ok((won, session)) => {
-                let view = session_view(&session);
-                let taken_by = session.assigned_agent_id.clone().unwrap_or_default();
-                let taken_name = session.assigned_agent_name.clone().unwrap_or_default();
+                let view = Arc::new(session);
+                let taken_by = view.assigned_agent_id.clone().unwrap_or_default();
+                let taken_name = view.assigned_agent_name.clone().unwrap_or_default();
                 if won {
                     act.tell_all(&ServerEvent::SessionTaken { session_id: msg.session_id.clone(), agent_id: taken_by, agent_name: taken_name });
                     act.tell_user(&msg.agent_id, &ServerEvent::SessionAssigned { session_id: msg.session_id.clone(), session: view.clone() });
@@ -160,7 +160,7 @@ impl Handler<ListAgents> for BotActor {
 }
 
 /// The bot's support queue, newest request first.
-pub async fn support_queue(store: &Store, bot_id: &str) -> Result<Vec<serde_json::Value>, EngineError> {
+pub async fn support_queue(store: &Store, bot_id: &str) -> Result<SessionList, EngineError> {
     let (sessions, _) = store.sessions_of_bot(bot_id, SessionFilter::SupportQueue, None, None, 0, 500).await?;
-    Ok(sessions.iter().map(session_view).collect())
+    Ok(sessions.into())
 }

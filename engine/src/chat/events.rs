@@ -1,12 +1,14 @@
-//! What the engine tells live clients. One enum, one place for every event name of spec 2 §7;
-//! the transport turns an `Outgoing` into a Socket.IO emit of `event_name()` with `payload()`.
+//! What the engine tells live clients. One enum, one place for every event name of spec 2 §7.
+//! Events carry domain rows; how they look on the wire is the transport's business (the typed
+//! views in `parley-http`), and an `Outgoing` keeps that encoding so it is made once however
+//! many connections an event goes to.
 
 use std::sync::{Arc, OnceLock};
 
 use parley_store::chat::CustomerInfo;
 use parley_store::models::{ChatMessage, ChatSession};
-use parley_store::time::to_rfc3339;
-use serde_json::{json, Value};
+
+use crate::ingest::TrainingEvent;
 
 /// Where the engine's events for one live connection go. Called from the actors' threads in
 /// the order the events happen; it must not block (a connection that cannot keep up is the
@@ -17,45 +19,49 @@ pub trait Sink: Send + Sync {
     fn close(&self) {}
 }
 
-/// An event on its way to one or more connections, its payload serialized once for all of
+/// An event on its way to one or more connections, with its encoding made once for all of
 /// them (the first connection to need it does the work).
 #[derive(Debug)]
 pub struct Outgoing {
     pub event: ServerEvent,
-    payload_json: OnceLock<String>,
+    encoded: OnceLock<String>,
 }
 
 impl Outgoing {
     pub fn new(event: ServerEvent) -> Arc<Outgoing> {
-        Arc::new(Outgoing { event, payload_json: OnceLock::new() })
+        Arc::new(Outgoing { event, encoded: OnceLock::new() })
     }
 
     pub fn name(&self) -> &'static str {
         self.event.event_name()
     }
 
-    /// The payload as JSON text.
-    pub fn payload_json(&self) -> &str {
-        self.payload_json.get_or_init(|| self.event.payload().to_string())
+    /// The event's payload as `encode` writes it, encoded on the first call only. Every sink of
+    /// one transport must pass the same `encode`.
+    pub fn encoded(&self, encode: impl FnOnce(&ServerEvent) -> String) -> &str {
+        self.encoded.get_or_init(|| encode(&self.event))
     }
 }
+
+/// Sessions in a list event, shared by every connection it goes to (and the ack that asked).
+pub type SessionList = Arc<[ChatSession]>;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ServerEvent {
     // To agents.
-    SupportRequest { session: Value, customer_message: String, customer_info: CustomerInfo, timestamp: String },
-    CustomerMessage { session_id: String, message: Value },
+    SupportRequest { session: Arc<ChatSession>, customer_message: String, customer_info: CustomerInfo, timestamp: String },
+    CustomerMessage { session_id: String, message: Arc<ChatMessage> },
     SessionTaken { session_id: String, agent_id: String, agent_name: String },
-    ActiveSupportSessions { sessions: Vec<Value> },
-    AllSessionsUpdate { sessions: Vec<Value> },
-    SessionAssigned { session_id: String, session: Value },
+    ActiveSupportSessions { sessions: SessionList },
+    AllSessionsUpdate { sessions: SessionList },
+    SessionAssigned { session_id: String, session: Arc<ChatSession> },
     CustomerTyping { session_id: String, is_typing: bool },
     // To everyone in a session.
-    NewMessage { session_id: String, message: Value },
+    NewMessage { session_id: String, message: Arc<ChatMessage> },
     MessageDelta { session_id: String, message_id: String, delta: String },
-    MessageUpdated { session_id: String, message: Value },
+    MessageUpdated { session_id: String, message: Arc<ChatMessage> },
     SessionResolved { session_id: String, resolved_by: String, timestamp: String },
-    SessionUpdated { session_id: String, session: Value },
+    SessionUpdated { session_id: String, session: Arc<ChatSession> },
     SessionDeleted { session_id: String },
     // To visitors.
     SessionJoined { session_id: String },
@@ -64,7 +70,7 @@ pub enum ServerEvent {
     AgentTyping { is_typing: bool },
     Error { message: String },
     // To a bot's members: the Training page's live statuses.
-    Training { payload: Value },
+    Training { event: TrainingEvent },
 }
 
 impl ServerEvent {
@@ -91,99 +97,4 @@ impl ServerEvent {
             ServerEvent::Training { .. } => "training-status",
         }
     }
-
-    pub fn payload(&self) -> Value {
-        match self {
-            ServerEvent::SupportRequest { session, customer_message, customer_info, timestamp } => json!({
-                "sessionId": session["_id"], "session": session, "customerMessage": customer_message,
-                "customerInfo": customer_info, "timestamp": timestamp,
-            }),
-            ServerEvent::CustomerMessage { session_id, message } => json!({"sessionId": session_id, "message": message}),
-            ServerEvent::SessionTaken { session_id, agent_id, agent_name } => {
-                json!({"sessionId": session_id, "agentId": agent_id, "agentName": agent_name})
-            }
-            ServerEvent::ActiveSupportSessions { sessions } => json!({"sessions": sessions}),
-            ServerEvent::AllSessionsUpdate { sessions } => json!({"sessions": sessions}),
-            ServerEvent::SessionAssigned { session_id, session } => json!({"sessionId": session_id, "session": session}),
-            ServerEvent::CustomerTyping { session_id, is_typing } => json!({"sessionId": session_id, "isTyping": is_typing}),
-            ServerEvent::NewMessage { session_id, message } => json!({"sessionId": session_id, "message": message}),
-            ServerEvent::MessageDelta { session_id, message_id, delta } => {
-                json!({"sessionId": session_id, "messageId": message_id, "delta": delta})
-            }
-            ServerEvent::MessageUpdated { session_id, message } => json!({"sessionId": session_id, "message": message}),
-            ServerEvent::SessionResolved { session_id, resolved_by, timestamp } => {
-                json!({"sessionId": session_id, "resolvedBy": resolved_by, "timestamp": timestamp})
-            }
-            ServerEvent::SessionUpdated { session_id, session } => json!({"sessionId": session_id, "session": session}),
-            ServerEvent::SessionDeleted { session_id } => json!({"sessionId": session_id}),
-            ServerEvent::SessionJoined { session_id } => json!({"sessionId": session_id}),
-            ServerEvent::SupportRequested { message } => json!({"message": message}),
-            ServerEvent::AgentJoined { agent_name, agent_id, message } => {
-                json!({"agentName": agent_name, "agentId": agent_id, "message": message})
-            }
-            ServerEvent::AgentTyping { is_typing } => json!({"isTyping": is_typing}),
-            ServerEvent::Error { message } => json!({"message": message}),
-            ServerEvent::Training { payload } => payload.clone(),
-        }
-    }
-}
-
-/// A message as clients see it (spec 2 §3 "Message").
-pub fn message_view(m: &ChatMessage) -> Value {
-    let sources: Value = serde_json::from_str(&m.sources).unwrap_or_else(|_| json!([]));
-    json!({
-        "_id": m.id,
-        "id": m.id,
-        "sessionId": m.session_id,
-        "seq": m.seq,
-        "role": m.role,
-        "sender": m.role,
-        "content": m.content,
-        "timestamp": to_rfc3339(&m.created_at),
-        "isAgent": m.is_agent,
-        "agentName": if m.is_agent { m.sender_name.clone() } else { None },
-        "senderName": m.sender_name,
-        "isError": m.is_error,
-        "sources": sources,
-        "editedAt": m.edited_at.as_ref().map(to_rfc3339),
-    })
-}
-
-/// The title shown when a session has none (spec 2 §9: 'Chat Session' + last 6 of the id).
-pub fn fallback_title(id: &str) -> String {
-    let tail: String = id.chars().rev().take(6).collect::<Vec<_>>().into_iter().rev().collect();
-    format!("Chat Session {tail}")
-}
-
-/// A session as lists show it (spec 1 "Sessions list", spec 2 §3 "Chat session").
-pub fn session_view(s: &ChatSession) -> Value {
-    let tags: Value = serde_json::from_str(&s.tags).unwrap_or_else(|_| json!([]));
-    json!({
-        "_id": s.id,
-        "id": s.id,
-        "botId": s.bot_id,
-        "title": if s.title.is_empty() { fallback_title(&s.id) } else { s.title.clone() },
-        "name": s.customer_name,
-        "status": s.status,
-        "priority": s.priority,
-        "tags": tags,
-        "needsHumanSupport": s.needs_human_support,
-        "assignedAgent": s.assigned_agent_id.as_ref().map(|id| json!({"_id": id, "id": id, "name": s.assigned_agent_name})),
-        "customerName": s.customer_name,
-        "customerEmail": s.customer_email,
-        "customerPhone": s.customer_phone,
-        "customerCompany": s.customer_company,
-        "humanSupportRequestedAt": s.human_support_requested_at.as_ref().map(to_rfc3339),
-        "resolvedAt": s.resolved_at.as_ref().map(to_rfc3339),
-        "resolvedBy": s.resolved_by,
-        "rating": s.rating,
-        "feedback": s.feedback,
-        "isPinned": s.is_pinned,
-        "isStarred": s.is_starred,
-        "messageCount": s.message_count,
-        "lastMessage": s.last_message,
-        "timestamp": to_rfc3339(&s.updated_at),
-        "createdAt": to_rfc3339(&s.created_at),
-        "updatedAt": to_rfc3339(&s.updated_at),
-    })
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use actix::prelude::*;
 use parley_store::chat::NewMessage;
-use parley_store::models::ChatSession;
+use parley_store::models::{ChatMessage, ChatSession};
 use tokio::sync::oneshot;
 
 use super::events::{ServerEvent, Sink};
@@ -52,7 +52,7 @@ pub struct RequestSupport {
     pub message: String,
     pub info: parley_store::chat::CustomerInfo,
     pub handover_message: String,
-    pub reply: oneshot::Sender<Result<serde_json::Value, EngineError>>,
+    pub reply: oneshot::Sender<Result<Arc<ChatSession>, EngineError>>,
 }
 
 /// The bot actor decided this agent won the take: note it, tell the visitor.
@@ -69,7 +69,7 @@ pub struct AgentAssigned {
 #[rtype(result = "()")]
 pub struct AgentSays {
     pub message: NewMessage,
-    pub reply: oneshot::Sender<Result<serde_json::Value, EngineError>>,
+    pub reply: oneshot::Sender<Result<Arc<ChatMessage>, EngineError>>,
 }
 
 #[derive(Message)]
@@ -87,14 +87,14 @@ pub struct Resolve {
     pub resolved_by: String,
     pub rating: Option<i32>,
     pub feedback: Option<String>,
-    pub reply: oneshot::Sender<Result<serde_json::Value, EngineError>>,
+    pub reply: oneshot::Sender<Result<Arc<ChatSession>, EngineError>>,
 }
 
 /// The stored session changed outside the actor (status, priority, a transfer): reload the mode
 /// and tell the session's members.
 #[derive(Message)]
 #[rtype(result = "()")]
-pub struct Reload(pub ChatSession);
+pub struct Reload(pub Arc<ChatSession>);
 
 /// Tell the session's members something that happened elsewhere (an edited message, deletion).
 #[derive(Message)]
@@ -116,7 +116,7 @@ pub struct OnlineAgent {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TakeOutcome {
     pub won: bool,
-    pub session: serde_json::Value,
+    pub session: Arc<ChatSession>,
 }
 
 /// Something every online agent of the bot should hear.

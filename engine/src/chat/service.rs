@@ -8,15 +8,14 @@ use std::time::Duration;
 
 use actix::prelude::*;
 use parley_store::chat::{CustomerInfo, NewMessage, Role as MessageRole, SessionFilter};
-use parley_store::models::Bot;
+use parley_store::models::{Bot, ChatMessage, ChatSession};
 use parley_store::{Role, Store};
-use serde_json::Value;
 use tokio::sync::oneshot;
 
 use super::bot;
 use super::brain::Brain;
 use super::directory::{BotInfo, Directory};
-use super::events::{session_view, Outgoing, ServerEvent, Sink};
+use super::events::{Outgoing, ServerEvent, SessionList, Sink};
 use super::messages::{
     AgentOffline, AgentOnline, AgentSays, AgentStatus, Join, Leave, ListAgents, Member, OnlineAgent, Reload, RequestSupport, Resolve, Take,
     TakeOutcome, Tell, ToAgents, Typing, VisitorSays,
@@ -254,10 +253,11 @@ impl Engine {
                 self.store.count_conversation(&bot.owner_id).await?;
                 // The agents online see a new conversation at once (later turns with the bot
                 // send them nothing, so a busy bot does not flood its agents).
+                let id = session.id.clone();
                 if let Some(agents) = self.registry.running_bot(&bot.id) {
-                    agents.do_send(ToAgents(ServerEvent::SessionUpdated { session_id: session.id.clone(), session: session_view(&session) }));
+                    agents.do_send(ToAgents(ServerEvent::SessionUpdated { session_id: id.clone(), session: Arc::new(session) }));
                 }
-                session.id
+                id
             }
         };
         if let Some(lead) = msg.lead.as_ref().filter(|l| parley_store::leads::has_contact(l)) {
@@ -338,7 +338,7 @@ impl Engine {
 
     /// `join-as-agent`: be told of the bot's support requests and session changes. Any member
     /// may watch; taking and answering need a support role. Returns the current queue.
-    pub async fn join_as_agent(&self, conn: &Connection, bot_id: &str) -> Result<Vec<Value>, EngineError> {
+    pub async fn join_as_agent(&self, conn: &Connection, bot_id: &str) -> Result<SessionList, EngineError> {
         let Who::Member { user_id, name } = &conn.who else {
             return Err(EngineError::Forbidden("Sign in as a team member to join as an agent".into()));
         };
@@ -402,7 +402,7 @@ impl Engine {
 
     /// `request-human-support`: by the visitor of the session (or a member with a support
     /// role on their behalf).
-    pub async fn request_support(&self, who: &Who, session_id: &str, message: &str, info: CustomerInfo) -> Result<Value, EngineError> {
+    pub async fn request_support(&self, who: &Who, session_id: &str, message: &str, info: CustomerInfo) -> Result<Arc<ChatSession>, EngineError> {
         let (_, bot_id, role) = self.session_for(who, session_id).await?;
         if matches!(who, Who::Member { .. }) {
             Self::support_role(role)?;
@@ -460,7 +460,7 @@ impl Engine {
     }
 
     /// `send-message` from a member: saved, then shown to the session.
-    pub async fn agent_message(&self, who: &Who, session_id: &str, text: &str) -> Result<Value, EngineError> {
+    pub async fn agent_message(&self, who: &Who, session_id: &str, text: &str) -> Result<Arc<ChatMessage>, EngineError> {
         let Who::Member { user_id, name } = who else {
             return Err(EngineError::Forbidden("Visitors send messages through the chat".into()));
         };
@@ -501,7 +501,7 @@ impl Engine {
     }
 
     /// `resolve-session` (and the REST resolve): rating 1–5, optional feedback.
-    pub async fn resolve(&self, who: &Who, session_id: &str, rating: Option<i32>, feedback: Option<String>) -> Result<Value, EngineError> {
+    pub async fn resolve(&self, who: &Who, session_id: &str, rating: Option<i32>, feedback: Option<String>) -> Result<Arc<ChatSession>, EngineError> {
         let Who::Member { name, .. } = who else {
             return Err(EngineError::Forbidden("Only agents resolve sessions".into()));
         };
@@ -524,7 +524,7 @@ impl Engine {
     }
 
     /// `transfer-session`: the agent who has it hands it to another online agent of the bot.
-    pub async fn transfer(&self, who: &Who, session_id: &str, target_agent_id: &str, reason: &str) -> Result<Value, EngineError> {
+    pub async fn transfer(&self, who: &Who, session_id: &str, target_agent_id: &str, reason: &str) -> Result<Arc<ChatSession>, EngineError> {
         let Who::Member { user_id, name } = who else {
             return Err(EngineError::Forbidden("Only agents transfer sessions".into()));
         };
@@ -543,8 +543,7 @@ impl Engine {
         if !self.store.transfer_session(session_id, user_id, target_agent_id, &target_name).await? {
             return Err(EngineError::Refused("Only the agent handling a session can transfer it".into()));
         }
-        let updated = self.store.session(session_id).await?.ok_or(EngineError::NotFound("Session"))?;
-        let view = session_view(&updated);
+        let view = Arc::new(self.store.session(session_id).await?.ok_or(EngineError::NotFound("Session"))?);
         let bot = self.registry.bot(&bot_id);
         bot.do_send(ToAgents(ServerEvent::SessionTaken { session_id: session_id.to_string(), agent_id: target_agent_id.to_string(), agent_name: target_name.clone() }));
         bot.do_send(ToAgents(ServerEvent::SessionAssigned { session_id: session_id.to_string(), session: view.clone() }));
@@ -558,16 +557,15 @@ impl Engine {
     }
 
     /// Sessions of a bot for a member with a role on it.
-    pub async fn sessions(&self, user_id: &str, bot_id: &str, filter: SessionFilter, title_search: Option<&str>, offset: i64, limit: i64) -> Result<(Vec<Value>, i64), EngineError> {
+    pub async fn sessions(&self, user_id: &str, bot_id: &str, filter: SessionFilter, title_search: Option<&str>, offset: i64, limit: i64) -> Result<(Vec<ChatSession>, i64), EngineError> {
         self.member_role(user_id, bot_id).await?;
         let agent = (filter == SessionFilter::AssignedTo).then_some(user_id);
-        let (sessions, total) = self.store.sessions_of_bot(bot_id, filter, agent, title_search, offset, limit).await?;
-        Ok((sessions.iter().map(session_view).collect(), total))
+        Ok(self.store.sessions_of_bot(bot_id, filter, agent, title_search, offset, limit).await?)
     }
 
     /// Status or priority changed from the dashboard: saved, then the session's members and the
     /// bot's agents hear it.
-    pub async fn set_status(&self, user_id: &str, session_id: &str, status: Option<&str>, priority: Option<&str>) -> Result<Value, EngineError> {
+    pub async fn set_status(&self, user_id: &str, session_id: &str, status: Option<&str>, priority: Option<&str>) -> Result<Arc<ChatSession>, EngineError> {
         let who = Who::Member { user_id: user_id.to_string(), name: String::new() };
         let (addr, bot_id, role) = self.session_for(&who, session_id).await?;
         Self::support_role(role)?;
@@ -581,9 +579,8 @@ impl Engine {
                 return Err(EngineError::Invalid("Priority must be low, medium, high or urgent".into()));
             }
         }
-        let updated = self.store.set_session_status(session_id, status, priority).await?;
-        let view = session_view(&updated);
-        addr.do_send(Reload(updated));
+        let view = Arc::new(self.store.set_session_status(session_id, status, priority).await?);
+        addr.do_send(Reload(view.clone()));
         if let Some(bot) = self.registry.running_bot(&bot_id) {
             bot.do_send(ToAgents(ServerEvent::SessionUpdated { session_id: session_id.to_string(), session: view.clone() }));
         }
@@ -604,7 +601,7 @@ impl Engine {
     }
 
     /// Inline edit of a bot message (editors and support roles); empty text is refused.
-    pub async fn edit_message(&self, user_id: &str, session_id: &str, message_id: &str, content: &str) -> Result<Value, EngineError> {
+    pub async fn edit_message(&self, user_id: &str, session_id: &str, message_id: &str, content: &str) -> Result<Arc<ChatMessage>, EngineError> {
         let who = Who::Member { user_id: user_id.to_string(), name: String::new() };
         let (addr, _, role) = self.session_for(&who, session_id).await?;
         if !role.is_some_and(|r| r.can_edit_bot() || r.can_handle_support()) {
@@ -621,22 +618,17 @@ impl Engine {
         if message.role != "bot" {
             return Err(EngineError::Refused("Only bot messages can be edited".into()));
         }
-        let edited = self.store.edit_message(message_id, content).await?;
-        let view = super::events::message_view(&edited);
+        let view = Arc::new(self.store.edit_message(message_id, content).await?);
         addr.do_send(Tell(ServerEvent::MessageUpdated { session_id: session_id.to_string(), message: view.clone() }));
         Ok(view)
     }
 
     /// A session with its messages, for a member or the session's own visitor.
-    pub async fn session_with_messages(&self, who: &Who, session_id: &str, limit: i64) -> Result<Value, EngineError> {
+    pub async fn session_with_messages(&self, who: &Who, session_id: &str, limit: i64) -> Result<(ChatSession, Vec<ChatMessage>), EngineError> {
         self.session_for(who, session_id).await?;
         let session = self.store.session(session_id).await?.ok_or(EngineError::NotFound("Session"))?;
         let messages = self.store.messages(session_id, 0, limit).await?;
-        let mut view = session_view(&session);
-        if let Value::Object(map) = &mut view {
-            map.insert("messages".into(), Value::Array(messages.iter().map(super::events::message_view).collect()));
-        }
-        Ok(view)
+        Ok((session, messages))
     }
 
     /// Tells every member watching the bot (`join-as-agent`) something about it.

@@ -21,7 +21,7 @@ use parley_store::Store;
 use tokio::sync::oneshot;
 
 use super::brain::{Brain, ReplyRequest};
-use super::events::{message_view, session_view, Outgoing, ServerEvent};
+use super::events::{Outgoing, ServerEvent};
 use super::messages::{AgentAssigned, AgentSays, Join, Leave, Member, Reload, RequestSupport, Resolve, Tell, Typing, VisitorSays};
 use super::peers::Peers;
 use super::types::{ConnId, EngineError, TurnOutcome};
@@ -52,7 +52,7 @@ impl Mode {
 
 struct PendingTurn {
     question: String,
-    user_message: ChatMessage,
+    user_message: Arc<ChatMessage>,
     /// Who waits for the reply; `None` when the sender was answered once the message was saved.
     reply: Option<oneshot::Sender<Result<TurnOutcome, EngineError>>>,
 }
@@ -167,7 +167,7 @@ impl SessionActor {
         let Some(turn) = self.turns.pop_front() else { return };
         if matches!(self.mode, Mode::WithAgent { .. }) {
             // An agent took over while this turn waited: the agent answers, not the AI.
-            answer_turn(turn.reply, Ok(TurnOutcome { session_id: self.id.clone(), user_message: message_view(&turn.user_message), reply: None, agent_connected: true, offer_handoff: false }));
+            answer_turn(turn.reply, Ok(TurnOutcome { session_id: self.id.clone(), user_message: turn.user_message, reply: None, agent_connected: true, offer_handoff: false }));
             return self.run_next_turn(ctx);
         }
         self.busy = true;
@@ -206,9 +206,9 @@ impl SessionActor {
             };
             act.save(ctx, message, move |act, ctx, saved| {
                 let outcome = saved.map(|saved| {
-                    let view = message_view(&saved);
-                    act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: view.clone() });
-                    TurnOutcome { session_id: act.id.clone(), user_message: message_view(&turn.user_message), reply: Some(view), agent_connected: false, offer_handoff }
+                    let saved = Arc::new(saved);
+                    act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: saved.clone() });
+                    TurnOutcome { session_id: act.id.clone(), user_message: turn.user_message, reply: Some(saved), agent_connected: false, offer_handoff }
                 });
                 answer_turn(turn.reply, outcome);
                 act.busy = false;
@@ -219,12 +219,12 @@ impl SessionActor {
     }
 
     /// Saves `message`, then shows it to the session. Replies with the saved message.
-    fn save_and_show(&mut self, ctx: &mut Context<Self>, message: NewMessage, reply: oneshot::Sender<Result<serde_json::Value, EngineError>>) {
+    fn save_and_show(&mut self, ctx: &mut Context<Self>, message: NewMessage, reply: oneshot::Sender<Result<Arc<ChatMessage>, EngineError>>) {
         self.save(ctx, message, move |act, _, saved| {
             let result = saved.map(|m| {
-                let view = message_view(&m);
-                act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: view.clone() });
-                view
+                let m = Arc::new(m);
+                act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: m.clone() });
+                m
             });
             let _ = reply.send(result);
         });
@@ -242,7 +242,8 @@ impl SessionActor {
                     return;
                 }
             };
-            let view = message_view(&saved);
+            let saved = Arc::new(saved);
+            let view = saved.clone();
             act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: view.clone() });
             if act.mode != Mode::Bot {
                 act.to_bot_agents(ServerEvent::CustomerMessage { session_id: act.id.clone(), message: view.clone() });
@@ -369,8 +370,8 @@ impl Handler<RequestSupport> for SessionActor {
                             return;
                         }
                     };
-                    let view = session_view(&session);
-                    act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: message_view(&note) });
+                    let view = Arc::new(session);
+                    act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: Arc::new(note) });
                     act.to_visitors(ServerEvent::SupportRequested { message: msg.handover_message });
                     let customer_message = if msg.message.trim().is_empty() { "Requested human support".to_string() } else { msg.message };
                     act.to_bot_agents(ServerEvent::SupportRequest {
@@ -396,7 +397,7 @@ impl Handler<AgentAssigned> for SessionActor {
         let note = NewMessage::simple(Role::System, msg.note.clone());
         self.save(ctx, note, move |act, _, saved| {
             if let Ok(saved) = saved {
-                act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: message_view(&saved) });
+                act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: Arc::new(saved) });
             }
             act.to_visitors(ServerEvent::AgentJoined { agent_name: msg.agent_name, agent_id: msg.agent_id, message: msg.note });
         });
@@ -451,8 +452,8 @@ impl Handler<Resolve> for SessionActor {
                 act.mode = Mode::Resolved;
                 let note = NewMessage::simple(Role::System, format!("Session resolved by {}", msg.resolved_by));
                 act.save(ctx, note, move |act, _, note| {
-                    if let Ok(note) = &note {
-                        act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: message_view(note) });
+                    if let Ok(note) = note {
+                        act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: Arc::new(note) });
                     }
                     let event = ServerEvent::SessionResolved {
                         session_id: act.id.clone(),
@@ -461,7 +462,7 @@ impl Handler<Resolve> for SessionActor {
                     };
                     act.broadcast(event.clone());
                     act.to_bot_agents(event);
-                    let _ = msg.reply.send(Ok(session_view(&session)));
+                    let _ = msg.reply.send(Ok(Arc::new(session)));
                 });
             }
         }));
@@ -474,7 +475,7 @@ impl Handler<Reload> for SessionActor {
 
     fn handle(&mut self, msg: Reload, _: &mut Self::Context) {
         self.mode = Mode::of(&msg.0);
-        self.broadcast(ServerEvent::SessionUpdated { session_id: self.id.clone(), session: session_view(&msg.0) });
+        self.broadcast(ServerEvent::SessionUpdated { session_id: self.id.clone(), session: msg.0 });
     }
 }
 

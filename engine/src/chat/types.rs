@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use parley_store::chat::CustomerInfo;
+use parley_store::models::ChatMessage;
 use parley_store::StoreError;
-use serde_json::Value;
 
 use super::events::Sink;
 
@@ -94,9 +94,9 @@ pub struct VisitorMessage {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TurnOutcome {
     pub session_id: String,
-    pub user_message: Value,
+    pub user_message: Arc<ChatMessage>,
     /// The bot's reply; `None` when an agent has the conversation.
-    pub reply: Option<Value>,
+    pub reply: Option<Arc<ChatMessage>>,
     pub agent_connected: bool,
     pub offer_handoff: bool,
 }

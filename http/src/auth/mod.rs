@@ -1,12 +1,15 @@
 //! Who is asking: session tokens (JWT), password hashing, and the extractors handlers name in
-//! their signatures (`AuthUser`, `BotAccess<Policy>`), so no handler can forget a check.
+//! their signatures (`AuthUser`, `Caller`, `BotAccess<Policy>`), so no handler can forget a
+//! check.
 
 pub mod access;
+pub mod caller;
 pub mod links;
 pub mod oauth;
 pub mod password;
 pub mod secrets;
 pub mod tokens;
 
+pub use caller::{Caller, CallerError, Visitor};
 pub use access::{BotAccess, EditBot, HandleSupport, ManageTeam, OwnBot, ViewBot};
 pub use tokens::{AuthUser, TokenKeys};

@@ -9,6 +9,7 @@ use jsonwebtoken::{decode, encode, Algorithm, DecodingKey, EncodingKey, Header, 
 use parley_store::models::User;
 use serde::{Deserialize, Serialize};
 
+use super::caller::{Caller, CallerError};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
@@ -92,25 +93,13 @@ impl FromRequest for AuthUser {
 
     fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
         let state = req.app_data::<web::Data<AppState>>().cloned();
-        let header = req
-            .headers()
-            .get(actix_web::http::header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string);
+        let bearer = super::caller::bearer(req).map(str::to_string);
         Box::pin(async move {
             let state = state.ok_or_else(|| ApiError::internal("app state missing"))?;
-            let token = header
-                .as_deref()
-                .and_then(|h| h.strip_prefix("Bearer "))
-                .map(str::trim)
-                .filter(|t| !t.is_empty())
-                .ok_or_else(|| ApiError::unauthorized("Sign in to continue"))?;
-            let user = state
-                .tokens
-                .user_of(&state.store, token)
-                .await?
-                .ok_or_else(|| ApiError::unauthorized("Your session has expired, please sign in again"))?;
-            Ok(AuthUser(user))
+            match Caller::identify(&state, bearer.as_deref(), None).await? {
+                Caller::Member(user) => Ok(AuthUser(user)),
+                Caller::Visitor(_) => Err(CallerError::Missing.into()),
+            }
         })
     }
 }

@@ -1,8 +1,10 @@
 //! Socket.IO v5 on top of the Engine.IO server.
 
+pub mod client;
+pub mod handler;
+pub mod io;
 pub mod namespace;
 pub mod packet;
-pub mod server;
 pub mod socket;
 
 use std::any::{Any, TypeId};
@@ -14,7 +16,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use namespace::{BroadcastOperator, Namespace};
-pub use server::SocketIo;
+pub use io::SocketIo;
 pub use socket::{AckError, AckSender, ConnectError, DisconnectReason, Socket};
 
 /// Event arguments: JSON values plus binary attachments. Inside `args`, a binary value is the

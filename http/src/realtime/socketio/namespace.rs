@@ -5,12 +5,10 @@ use std::sync::{Arc, RwLock};
 
 use serde_json::Value;
 
-use super::socket::{event_data, event_frames, BoxFuture, ConnectError, Socket};
+use super::handler::ConnectHandler;
+use super::socket::{event_frames, Socket};
 use super::Payload;
 use crate::realtime::recovery::{RecoveryConfig, RecoveryStore};
-
-pub(crate) type ConnectHandler =
-    Arc<dyn Fn(Socket, Value) -> BoxFuture<Result<(), ConnectError>> + Send + Sync>;
 
 pub(crate) struct NsInner {
     path: String,
@@ -185,15 +183,10 @@ impl BroadcastOperator {
 
     /// Emits with binary attachments. Never blocks: every target gets its own queue.
     pub fn emit_payload(&self, event: &str, payload: Payload) {
-        let data = event_data(event, payload);
         let nsp = self.ns.path();
         let frames = match self.ns.recovery() {
-            Some(store) => store.append(&self.rooms, &self.except, |offset| {
-                let mut data = data;
-                data.args.push(Value::String(offset.to_owned()));
-                event_frames(nsp, data, None)
-            }),
-            None => event_frames(nsp, data, None),
+            Some(store) => store.append(&self.rooms, &self.except, |offset| event_frames(nsp, event, payload, None, Some(offset))),
+            None => event_frames(nsp, event, payload, None, None),
         };
         for socket in self.sockets() {
             socket.send_frames(frames.clone());

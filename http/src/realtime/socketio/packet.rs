@@ -1,6 +1,9 @@
 //! Socket.IO v5 packet codec (the text header; binary attachments travel as separate
-//! Engine.IO binary messages).
+//! Engine.IO binary messages). Every packet the server sends is written here: the header by
+//! `write_header`, and every EVENT and ACK (binary or not) by `data_packet`, which serializes
+//! the arguments straight into the frame.
 
+use serde::Serialize;
 use serde_json::Value;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +34,97 @@ impl PacketType {
     pub fn is_binary(self) -> bool {
         matches!(self, PacketType::BinaryEvent | PacketType::BinaryAck)
     }
+
+    /// EVENT and ACK packets (binary or not) carry an array of arguments.
+    pub fn has_args(self) -> bool {
+        matches!(self, PacketType::Event | PacketType::Ack | PacketType::BinaryEvent | PacketType::BinaryAck)
+    }
+}
+
+/// Writes a packet's header: its type, the attachment count of binary types, the namespace
+/// (unless `/`) and the ack id.
+fn write_header(out: &mut Vec<u8>, kind: PacketType, nsp: &str, attachments: usize, id: Option<u64>) {
+    out.push(b'0' + kind as u8);
+    if kind.is_binary() {
+        write_number(out, attachments as u64);
+        out.push(b'-');
+    }
+    if nsp != "/" && !nsp.is_empty() {
+        out.extend_from_slice(nsp.as_bytes());
+        out.push(b',');
+    }
+    if let Some(id) = id {
+        write_number(out, id);
+    }
+}
+
+fn write_number(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        if let Some(d) = digits.get_mut(at) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || at == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(digits.get(at..).unwrap_or_default());
+}
+
+/// Serializes `value` onto `out`; `null` if it cannot be (never for plain data).
+fn write_json<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    let start = out.len();
+    if let Err(e) = serde_json::to_writer(&mut *out, value) {
+        tracing::error!("encoding a Socket.IO argument: {e}");
+        out.truncate(start);
+        out.extend_from_slice(b"null");
+    }
+}
+
+/// The packet's text. Always UTF-8: an ASCII header, JSON from serde_json and `&str`s.
+fn into_text(out: Vec<u8>) -> String {
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// The arguments of an EVENT or ACK packet, as `data_packet` writes them.
+pub(crate) struct ArgWriter {
+    out: Vec<u8>,
+    first: bool,
+}
+
+impl ArgWriter {
+    fn next(&mut self) {
+        if !std::mem::replace(&mut self.first, false) {
+            self.out.push(b',');
+        }
+    }
+
+    /// The next argument, serialized into the frame.
+    pub fn arg<T: Serialize + ?Sized>(&mut self, value: &T) {
+        self.next();
+        write_json(&mut self.out, value);
+    }
+
+    /// The next argument, given as JSON text already (encoded once for many sockets).
+    pub fn json(&mut self, json: &str) {
+        self.next();
+        self.out.extend_from_slice(json.as_bytes());
+    }
+}
+
+/// The text of an EVENT or ACK packet (or their binary kinds): the header, then the array of
+/// the arguments `write` adds. `size_hint` is about how many bytes the arguments take.
+pub(crate) fn data_packet(kind: PacketType, nsp: &str, attachments: usize, id: Option<u64>, size_hint: usize, write: impl FnOnce(&mut ArgWriter)) -> String {
+    let mut out = Vec::with_capacity(size_hint + nsp.len() + 24);
+    write_header(&mut out, kind, nsp, attachments, id);
+    out.push(b'[');
+    let mut args = ArgWriter { out, first: true };
+    write(&mut args);
+    args.out.push(b']');
+    into_text(args.out)
 }
 
 /// One Socket.IO packet (header and JSON payload; attachments are counted, not held).
@@ -73,23 +167,17 @@ impl Packet {
     }
 
     pub fn encode(&self) -> String {
-        let mut out = String::new();
-        out.push(char::from(b'0' + self.kind as u8));
-        if self.kind.is_binary() {
-            out.push_str(&self.attachments.to_string());
-            out.push('-');
+        if let Some(Value::Array(args)) = &self.data {
+            if self.kind.has_args() {
+                return data_packet(self.kind, &self.nsp, self.attachments, self.id, 64, |w| args.iter().for_each(|a| w.arg(a)));
+            }
         }
-        if self.nsp != "/" && !self.nsp.is_empty() {
-            out.push_str(&self.nsp);
-            out.push(',');
-        }
-        if let Some(id) = self.id {
-            out.push_str(&id.to_string());
-        }
+        let mut out = Vec::with_capacity(16);
+        write_header(&mut out, self.kind, &self.nsp, self.attachments, self.id);
         if let Some(data) = &self.data {
-            out.push_str(&data.to_string());
+            write_json(&mut out, data);
         }
-        out
+        into_text(out)
     }
 
     /// Decodes and validates a text packet.

@@ -2,16 +2,18 @@
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
+use bytes::Bytes;
+use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
+use super::handler::{DisconnectHandler, EventHandler};
 use super::namespace::{BroadcastOperator, Namespace};
-use super::packet::{Packet, PacketType};
+use super::packet::{data_packet, Packet, PacketType};
 use super::{Extensions, Payload};
 use crate::realtime::engineio::{CloseReason, EngineConn, Message};
 use crate::realtime::lock;
@@ -21,12 +23,6 @@ use crate::realtime::lock;
 pub(crate) trait SocketSlots: Send + Sync {
     fn remove(&self, nsp: &str, id: &str);
 }
-
-pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
-pub(crate) type EventHandler =
-    Arc<dyn Fn(Socket, Payload, Option<AckSender>) -> BoxFuture<()> + Send + Sync>;
-pub(crate) type DisconnectHandler =
-    Arc<dyn Fn(Socket, DisconnectReason) -> BoxFuture<()> + Send + Sync>;
 
 /// A refusal of a CONNECT: sent as `44{"message":…,"data":…}`.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,15 +109,17 @@ impl AckSender {
     }
 
     pub fn send_payload(self, payload: Payload) {
-        let kind = if payload.binary.is_empty() {
-            PacketType::Ack
-        } else {
-            PacketType::BinaryAck
-        };
-        let mut packet = Packet::new(kind, self.socket.ns().path(), Some(Value::Array(payload.args)));
-        packet.id = Some(self.id);
-        packet.attachments = payload.binary.len();
-        self.socket.send_packet(packet, payload.binary);
+        let kind = if payload.binary.is_empty() { PacketType::Ack } else { PacketType::BinaryAck };
+        let text = data_packet(kind, self.socket.ns().path(), payload.binary.len(), Some(self.id), 64, |w| {
+            payload.args.iter().for_each(|a| w.arg(a));
+        });
+        self.socket.send_frames(with_attachments(text, payload.binary));
+    }
+
+    /// Answers with one argument, serialized straight into the packet.
+    pub fn send_json<T: Serialize + ?Sized>(self, arg: &T) {
+        let text = data_packet(PacketType::Ack, self.socket.ns().path(), 0, Some(self.id), 128, |w| w.arg(arg));
+        self.socket.send_frames(vec![Message::Text(text)]);
     }
 }
 
@@ -279,28 +277,45 @@ impl Socket {
 
     /// Emits `event` with arguments and binary attachments.
     pub fn emit_payload(&self, event: &str, payload: Payload) {
-        let data = event_data(event, payload);
-        let nsp = self.inner.ns.path();
-        let frames = match self.inner.ns.recovery() {
-            Some(store) => store.append(std::slice::from_ref(&self.inner.id), &[], |offset| {
-                let mut data = data;
-                data.args.push(Value::String(offset.to_owned()));
-                event_frames(nsp, data, None)
-            }),
-            None => event_frames(nsp, data, None),
-        };
-        self.send_frames(frames);
+        self.emit_with(|nsp, offset| event_frames(nsp, event, payload, None, offset));
     }
 
     /// Emits `event` with one argument given as JSON text, serialized once by the caller for
     /// every socket it goes to.
     pub fn emit_json(&self, event: &str, arg_json: &str) {
+        self.emit_with(|nsp, offset| {
+            let text = data_packet(PacketType::Event, nsp, 0, None, arg_json.len() + event.len() + 32, |w| {
+                w.arg(event);
+                w.json(arg_json);
+                if let Some(offset) = offset {
+                    w.arg(offset);
+                }
+            });
+            vec![Message::Text(text)]
+        });
+    }
+
+    /// Emits `event` with one argument, serialized straight into the packet.
+    pub fn emit_arg<T: Serialize + ?Sized>(&self, event: &str, arg: &T) {
+        self.emit_with(|nsp, offset| {
+            let text = data_packet(PacketType::Event, nsp, 0, None, event.len() + 64, |w| {
+                w.arg(event);
+                w.arg(arg);
+                if let Some(offset) = offset {
+                    w.arg(offset);
+                }
+            });
+            vec![Message::Text(text)]
+        });
+    }
+
+    /// Sends the frames `build` makes (given the namespace and, with recovery on, the offset
+    /// the event is stored under).
+    fn emit_with(&self, build: impl FnOnce(&str, Option<&str>) -> Vec<Message>) {
         let nsp = self.inner.ns.path();
         let frames = match self.inner.ns.recovery() {
-            Some(store) => store.append(std::slice::from_ref(&self.inner.id), &[], |offset| {
-                vec![Message::Text(event_text(nsp, event, arg_json, Some(offset)))]
-            }),
-            None => vec![Message::Text(event_text(nsp, event, arg_json, None))],
+            Some(store) => store.append(std::slice::from_ref(&self.inner.id), &[], |offset| build(nsp, Some(offset))),
+            None => build(nsp, None),
         };
         self.send_frames(frames);
     }
@@ -315,7 +330,7 @@ impl Socket {
         let id = self.inner.next_ack.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         lock(&self.inner.acks).insert(id, tx);
-        self.send_frames(event_frames(self.inner.ns.path(), event_data(event, payload), Some(id)));
+        self.send_frames(event_frames(self.inner.ns.path(), event, payload, Some(id), None));
         let res = tokio::time::timeout(timeout, rx).await;
         lock(&self.inner.acks).remove(&id);
         match res {
@@ -325,12 +340,6 @@ impl Socket {
         }
     }
 
-    pub(crate) fn send_packet(&self, packet: Packet, binary: Vec<bytes::Bytes>) {
-        let mut frames = Vec::with_capacity(1 + binary.len());
-        frames.push(Message::Text(packet.encode()));
-        frames.extend(binary.into_iter().map(Message::Binary));
-        self.send_frames(frames);
-    }
 
     /// Sends frames that go out together and in order (a packet and its attachments), or keeps
     /// them until the CONNECT reply is out.
@@ -425,7 +434,7 @@ impl Socket {
     /// Disconnects from this namespace (sends DISCONNECT; the client will not reconnect by itself).
     pub fn disconnect(&self) {
         let packet = Packet::new(PacketType::Disconnect, self.inner.ns.path(), None);
-        self.send_packet(packet, Vec::new());
+        self.send_frames(vec![Message::Text(packet.encode())]);
         self.inner.shared.remove(self.inner.ns.path(), &self.inner.id);
         self.closed(DisconnectReason::ServerNamespaceDisconnect);
     }
@@ -467,46 +476,23 @@ impl Socket {
     }
 }
 
-/// The frames of an event packet: its text (data `[event, ...args]`, already carrying any
-/// offset) and its attachments. Every event the server sends is framed here or by
-/// `event_text`.
-pub(crate) fn event_frames(nsp: &str, data: Payload, ack: Option<u64>) -> Vec<Message> {
-    let kind = if data.binary.is_empty() { PacketType::Event } else { PacketType::BinaryEvent };
-    let mut packet = Packet::new(kind, nsp, Some(Value::Array(data.args)));
-    packet.id = ack;
-    packet.attachments = data.binary.len();
-    let mut frames = Vec::with_capacity(1 + data.binary.len());
-    frames.push(Message::Text(packet.encode()));
-    frames.extend(data.binary.into_iter().map(Message::Binary));
+/// The frames of an event packet `[event, ...args, offset?]` and its attachments.
+pub(crate) fn event_frames(nsp: &str, event: &str, payload: Payload, ack: Option<u64>, offset: Option<&str>) -> Vec<Message> {
+    let kind = if payload.binary.is_empty() { PacketType::Event } else { PacketType::BinaryEvent };
+    let text = data_packet(kind, nsp, payload.binary.len(), ack, event.len() + 64, |w| {
+        w.arg(event);
+        payload.args.iter().for_each(|a| w.arg(a));
+        if let Some(offset) = offset {
+            w.arg(offset);
+        }
+    });
+    with_attachments(text, payload.binary)
+}
+
+/// A packet's text followed by its binary attachments, to go out together and in order.
+pub(crate) fn with_attachments(text: String, binary: Vec<Bytes>) -> Vec<Message> {
+    let mut frames = Vec::with_capacity(1 + binary.len());
+    frames.push(Message::Text(text));
+    frames.extend(binary.into_iter().map(Message::Binary));
     frames
-}
-
-/// The text of an event packet `[event, arg, offset?]` whose one argument is JSON text already.
-pub(crate) fn event_text(nsp: &str, event: &str, arg_json: &str, offset: Option<&str>) -> String {
-    let mut out = String::with_capacity(arg_json.len() + event.len() + nsp.len() + 48);
-    out.push(char::from(b'0' + PacketType::Event as u8));
-    if nsp != "/" && !nsp.is_empty() {
-        out.push_str(nsp);
-        out.push(',');
-    }
-    out.push('[');
-    out.push_str(&Value::String(event.to_owned()).to_string());
-    out.push(',');
-    out.push_str(arg_json);
-    if let Some(offset) = offset {
-        out.push(',');
-        out.push_str(&Value::String(offset.to_owned()).to_string());
-    }
-    out.push(']');
-    out
-}
-
-pub(crate) fn event_data(event: &str, payload: Payload) -> Payload {
-    let mut args = Vec::with_capacity(payload.args.len() + 1);
-    args.push(Value::String(event.to_owned()));
-    args.extend(payload.args);
-    Payload {
-        args,
-        binary: payload.binary,
-    }
 }

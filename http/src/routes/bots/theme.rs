@@ -13,15 +13,13 @@ use crate::state::AppState;
 /// site when the list is empty) may read it; others are refused, so the launcher does not show.
 pub async fn theme(state: web::Data<AppState>, req: HttpRequest, path: web::Path<String>) -> ApiResult<HttpResponse> {
     let bot = state.store.bot_by_id(&path).await?.ok_or_else(|| ApiError::not_found("Bot"))?;
-    let origin = req.headers().get(header::ORIGIN).and_then(|v| v.to_str().ok()).map(str::to_string);
-    if let Some(origin) = &origin {
+    let from = crate::visitor_guard::CallOrigin::of(&req);
+    if let Some(from) = &from {
         let settings = state.store.bot_settings(&bot.id).await?;
-        let own = req.connection_info();
-        let own_origin = format!("{}://{}", own.scheme(), own.host());
-        if !crate::embedding::origin_allowed(&settings, origin, &own_origin) {
+        if !from.allowed(&settings) {
             // Readable by the refused page, so the launcher can see the refusal and step aside.
-            let mut refused = ApiError::forbidden("This assistant is not available on this website").error_response();
-            if let Ok(value) = header::HeaderValue::from_str(origin) {
+            let mut refused = ApiError::from(crate::visitor_guard::Refusal::Origin).error_response();
+            if let Ok(value) = header::HeaderValue::from_str(&from.origin) {
                 refused.headers_mut().insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, value);
                 refused.headers_mut().insert(header::VARY, header::HeaderValue::from_static("Origin"));
             }
@@ -43,8 +41,8 @@ pub async fn theme(state: web::Data<AppState>, req: HttpRequest, path: web::Path
     }
     let mut res = HttpResponse::Ok();
     res.insert_header(("Cache-Control", "no-cache"));
-    if let Some(origin) = origin {
-        res.insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, origin)).insert_header((header::VARY, "Origin"));
+    if let Some(from) = from {
+        res.insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, from.origin)).insert_header((header::VARY, "Origin"));
     }
     Ok(res.json(Value::Object(out)))
 }

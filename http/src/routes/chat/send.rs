@@ -9,9 +9,11 @@ use parley_store::chat::CustomerInfo;
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::auth::caller::{visitor_token, Caller};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
-use crate::visitor_guard;
+use crate::views::chat as view;
+use crate::visitor_guard::{self, CallOrigin};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -33,38 +35,26 @@ pub async fn send(state: web::Data<AppState>, req: HttpRequest, body: web::Json<
     let bot = state.engine.bot_info(&body.bot_id).await?;
     let session_id = body.session_id.filter(|s| !s.is_empty());
     if let Some(session_id) = &session_id {
-        let token = body
-            .visitor_token
-            .or_else(|| req.headers().get("x-visitor-token").and_then(|v| v.to_str().ok()).map(str::to_string))
-            .ok_or_else(|| ApiError::unauthorized("This conversation needs its visitor token"))?;
-        state
-            .tokens
-            .verify(&token, "visitor")
-            .filter(|c| &c.sub == session_id && c.bot.as_deref() == Some(body.bot_id.as_str()))
+        body.visitor_token
+            .as_deref()
+            .or_else(|| visitor_token(&req))
+            .and_then(|token| Caller::visitor(&state, token))
+            .filter(|v| &v.session_id == session_id && v.bot_id == body.bot_id)
             .ok_or_else(|| ApiError::unauthorized("This conversation needs its visitor token"))?;
     }
-    let own_origin = {
-        let own = req.connection_info();
-        format!("{}://{}", own.scheme(), own.host())
-    };
-    let origin = req.headers().get(actix_web::http::header::ORIGIN).and_then(|v| v.to_str().ok());
-    let from = origin.map(|origin| visitor_guard::CallOrigin { origin, own: &own_origin });
-    visitor_guard::check(&state, &bot, from, session_id.as_deref()).map_err(|refusal| match refusal {
-        visitor_guard::Refusal::Origin => ApiError::forbidden(refusal.message()),
-        visitor_guard::Refusal::RateLimited => ApiError::new(actix_web::http::StatusCode::TOO_MANY_REQUESTS, "rate_limited", refusal.message()),
-    })?;
+    visitor_guard::check(&state, &bot, CallOrigin::of(&req).as_ref(), session_id.as_deref())?;
     let outcome = state
         .engine
         .visitor_message(VisitorMessage { bot_id: body.bot_id.clone(), session_id, text: body.message, lead: body.lead_data, ack_on_save: false })
         .await?;
     let token = state.tokens.issue(&outcome.session_id, "visitor", Some(&body.bot_id))?;
-    let ai_response = outcome.reply.as_ref().and_then(|r| r["content"].as_str()).map(str::to_string);
+    let ai_response = outcome.reply.as_ref().map(|r| r.content.as_str());
     Ok(HttpResponse::Ok().json(json!({
         "sessionId": outcome.session_id,
         "aiResponse": ai_response,
         "visitorToken": token,
-        "message": outcome.user_message,
-        "reply": outcome.reply,
+        "message": view::message(&outcome.user_message),
+        "reply": outcome.reply.as_deref().map(view::message),
         "agentConnected": outcome.agent_connected,
         "offerHandoff": outcome.offer_handoff,
     })))

@@ -2,18 +2,15 @@
 //! priority, take (assign-agent), delete, and the inline edit of a bot message.
 
 use actix_web::{web, HttpResponse};
-use parley_engine::chat::Who;
 use parley_store::chat::SessionFilter;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::auth::AuthUser;
+use crate::auth::caller::member;
+use crate::auth::{AuthUser, Caller};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
-
-fn member(user: &parley_store::models::User) -> Who {
-    Who::Member { user_id: user.id.clone(), name: if user.name.is_empty() { user.email.clone() } else { user.name.clone() } }
-}
+use crate::views::chat::{self as view, Sessions, SessionWithMessages};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -34,7 +31,7 @@ fn page_of(q: &ListQuery) -> (i64, i64, i64) {
 async fn listing(state: &AppState, user: &parley_store::models::User, bot_id: &str, filter: SessionFilter, q: &ListQuery) -> ApiResult<HttpResponse> {
     let (page, limit, offset) = page_of(q);
     let (sessions, total) = state.engine.sessions(&user.id, bot_id, filter, q.q.as_deref(), offset, limit).await?;
-    Ok(HttpResponse::Ok().json(json!({"sessions": sessions, "total": total, "page": page, "limit": limit})))
+    Ok(HttpResponse::Ok().json(json!({"sessions": Sessions(&sessions), "total": total, "page": page, "limit": limit})))
 }
 
 /// `GET /api/sessions?botId=&page=&limit=&q=`
@@ -57,20 +54,9 @@ pub async fn all_sessions(state: web::Data<AppState>, AuthUser(user): AuthUser, 
 
 /// `GET /api/chat/get-chat-session/{id}`: a member of the bot, or the session's visitor (with
 /// their token as `X-Visitor-Token`), sees the session and its messages.
-pub async fn get(state: web::Data<AppState>, req: actix_web::HttpRequest, path: web::Path<String>) -> ApiResult<HttpResponse> {
-    let visitor = req
-        .headers()
-        .get("x-visitor-token")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|t| state.tokens.verify(t, "visitor"));
-    let who = match visitor {
-        Some(claims) => Who::Visitor { session_id: claims.sub, bot_id: claims.bot.unwrap_or_default() },
-        None => {
-            let AuthUser(user) = <AuthUser as actix_web::FromRequest>::extract(&req).await?;
-            member(&user)
-        }
-    };
-    let session = state.engine.session_with_messages(&who, &path, 500).await?;
+pub async fn get(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<HttpResponse> {
+    let (session, messages) = state.engine.session_with_messages(&caller.into_who(), &path, 500).await?;
+    let session = SessionWithMessages { session: view::session(&session), messages: view::Messages(&messages) };
     Ok(HttpResponse::Ok().json(json!({"session": session})))
 }
 
@@ -89,7 +75,7 @@ pub struct ResolveBody {
 pub async fn resolve(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<String>, body: web::Json<ResolveBody>) -> ApiResult<HttpResponse> {
     let body = body.into_inner();
     let session = state.engine.resolve(&member(&user), &path, body.rating, body.feedback.or(body.notes)).await?;
-    Ok(HttpResponse::Ok().json(json!({"session": session})))
+    Ok(HttpResponse::Ok().json(json!({"session": view::session(&session)})))
 }
 
 #[derive(Deserialize)]
@@ -104,7 +90,7 @@ pub async fn status(state: web::Data<AppState>, AuthUser(user): AuthUser, path: 
         return Err(ApiError::validation("Give a status or a priority"));
     }
     let session = state.engine.set_status(&user.id, &path, body.status.as_deref(), body.priority.as_deref()).await?;
-    Ok(HttpResponse::Ok().json(json!({"session": session})))
+    Ok(HttpResponse::Ok().json(json!({"session": view::session(&session)})))
 }
 
 /// `POST /api/chat/session/{id}/assign-agent`: the caller takes the session. 409 when another
@@ -114,7 +100,7 @@ pub async fn assign_agent(state: web::Data<AppState>, AuthUser(user): AuthUser, 
     if !outcome.won {
         return Err(ApiError::conflict("Another agent has already taken this session"));
     }
-    Ok(HttpResponse::Ok().json(json!({"session": outcome.session})))
+    Ok(HttpResponse::Ok().json(json!({"session": view::session(&outcome.session)})))
 }
 
 #[derive(Deserialize)]
@@ -126,5 +112,5 @@ pub struct EditBody {
 pub async fn edit_message(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<(String, String)>, body: web::Json<EditBody>) -> ApiResult<HttpResponse> {
     let (session_id, message_id) = path.into_inner();
     let message = state.engine.edit_message(&user.id, &session_id, &message_id, &body.content).await?;
-    Ok(HttpResponse::Ok().json(json!({"message": message})))
+    Ok(HttpResponse::Ok().json(json!({"message": view::message(&message)})))
 }

@@ -1,56 +1,51 @@
-//! The Socket.IO server: namespaces, and the per-connection packet router that runs inside the
-//! Engine.IO session actor.
+//! One Engine.IO connection as Socket.IO sees it (`SioConn`, run inside the Engine.IO session
+//! actor): it decodes packets, routes them to the connection's sockets by namespace, and
+//! answers CONNECTs. It reaches the server only through `Namespaces`, so it never names the
+//! server's type.
 
 use std::collections::HashMap;
-use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use bytes::Bytes;
 use serde_json::Value;
 
-use super::namespace::{BroadcastOperator, ConnectHandler, Namespace};
+use super::namespace::Namespace;
 use super::packet::{placeholders_valid, Packet, PacketType};
 use super::socket::{ConnectError, DisconnectReason, Socket, SocketSlots};
 use super::{Extensions, Payload};
 use crate::realtime::engineio::engine::new_sid;
-use crate::realtime::engineio::{
-    CloseReason, ConnHandler, EngineConfig, EngineConn, EngineHandler, EngineServer, Message,
-};
+use crate::realtime::engineio::{CloseReason, ConnHandler, EngineConn, EngineHandler, Message};
 use crate::realtime::lock;
-use crate::realtime::recovery::RecoveryConfig;
 
 /// Most attachments accepted on one packet.
 const MAX_ATTACHMENTS: usize = 1000;
 
-struct ServerInner {
-    connect_timeout: Duration,
-    namespaces: RwLock<HashMap<String, Namespace>>,
-    engine: EngineServer,
+/// What a connection needs of the server: its namespaces, and how long a client may take to
+/// CONNECT one.
+pub(crate) trait Namespaces: Send + Sync {
+    fn namespace(&self, path: &str) -> Option<Namespace>;
+    fn connect_timeout(&self) -> Duration;
 }
 
-/// A Socket.IO server. Cheap to clone; mount it with [`crate::realtime::configure`].
-#[derive(Clone)]
-pub struct SocketIo {
-    inner: Arc<ServerInner>,
+/// Opens a `SioConn` for each new Engine.IO connection, and closes connections that do not
+/// CONNECT a namespace in time.
+pub(crate) struct Router {
+    server: Weak<dyn Namespaces>,
 }
 
-impl std::fmt::Debug for SocketIo {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SocketIo").finish()
+impl Router {
+    pub(crate) fn new(server: Weak<dyn Namespaces>) -> Router {
+        Router { server }
     }
-}
-
-struct Router {
-    server: std::sync::Weak<ServerInner>,
 }
 
 impl EngineHandler for Router {
     fn on_open(&self, conn: EngineConn) -> Box<dyn ConnHandler> {
         let shared = Arc::new(ConnShared::default());
         if let Some(server) = self.server.upgrade() {
-            let timeout = server.connect_timeout;
+            let timeout = server.connect_timeout();
             let shared2 = shared.clone();
             let conn2 = conn.clone();
             actix_web::rt::spawn(async move {
@@ -66,88 +61,6 @@ impl EngineHandler for Router {
             shared,
             partial: None,
         })
-    }
-}
-
-impl SocketIo {
-    /// A server with the given Engine.IO settings and connect timeout.
-    pub fn new(engine: EngineConfig, connect_timeout: Duration) -> Self {
-        let inner = Arc::new_cyclic(|weak: &std::sync::Weak<ServerInner>| ServerInner {
-            connect_timeout,
-            namespaces: RwLock::new(HashMap::new()),
-            engine: EngineServer::new(
-                engine,
-                Arc::new(Router {
-                    server: weak.clone(),
-                }),
-            ),
-        });
-        SocketIo { inner }
-    }
-
-    /// A server configured from the `[realtime]` settings.
-    pub fn from_settings(settings: &parley_config::RealtimeSettings) -> Self {
-        SocketIo::new(
-            EngineConfig::from(settings),
-            Duration::from_millis(settings.connect_timeout_ms),
-        )
-    }
-
-    /// Adds (or replaces) namespace `path`. `on_connect` gets the socket and the CONNECT `auth`
-    /// JSON (`{}` when absent); it registers the socket's handlers and may refuse the connection.
-    /// Emits made before it returns go out after the CONNECT reply.
-    pub fn ns<F, Fut>(&self, path: &str, on_connect: F) -> Namespace
-    where
-        F: Fn(Socket, Value) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<(), ConnectError>> + Send + 'static,
-    {
-        self.add_ns(path, None, on_connect)
-    }
-
-    /// Like [`SocketIo::ns`], with connection state recovery on.
-    pub fn ns_with_recovery<F, Fut>(&self, path: &str, recovery: RecoveryConfig, on_connect: F) -> Namespace
-    where
-        F: Fn(Socket, Value) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<(), ConnectError>> + Send + 'static,
-    {
-        self.add_ns(path, Some(recovery), on_connect)
-    }
-
-    fn add_ns<F, Fut>(&self, path: &str, recovery: Option<RecoveryConfig>, on_connect: F) -> Namespace
-    where
-        F: Fn(Socket, Value) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<(), ConnectError>> + Send + 'static,
-    {
-        let path = normalize(path);
-        let handler: ConnectHandler = Arc::new(move |s, auth| Box::pin(on_connect(s, auth)));
-        let ns = Namespace::new(path.clone(), handler, recovery);
-        if let Ok(mut map) = self.inner.namespaces.write() {
-            map.insert(path, ns.clone());
-        }
-        ns
-    }
-
-    /// Namespace `path`, if defined.
-    pub fn of(&self, path: &str) -> Option<Namespace> {
-        self.inner.namespaces.read().ok()?.get(&normalize(path)).cloned()
-    }
-
-    /// Broadcast to `room` of the main namespace (a no-op if `/` is not defined).
-    pub fn to(&self, room: impl Into<String>) -> Option<BroadcastOperator> {
-        self.of("/").map(|ns| ns.to(room))
-    }
-
-    /// The underlying Engine.IO server (to mount elsewhere, or for stats).
-    pub fn engine(&self) -> &EngineServer {
-        &self.inner.engine
-    }
-}
-
-fn normalize(path: &str) -> String {
-    if path.starts_with('/') {
-        path.to_owned()
-    } else {
-        format!("/{path}")
     }
 }
 
@@ -175,7 +88,7 @@ impl ConnShared {
 
 /// Per-connection Socket.IO state, run inside the Engine.IO actor.
 struct SioConn {
-    server: std::sync::Weak<ServerInner>,
+    server: Weak<dyn Namespaces>,
     conn: EngineConn,
     shared: Arc<ConnShared>,
     /// A binary packet waiting for its attachments.
@@ -222,7 +135,7 @@ impl SioConn {
         let Some(server) = self.server.upgrade() else {
             return self.fail();
         };
-        let ns = server.namespaces.read().ok().and_then(|m| m.get(&nsp).cloned());
+        let ns = server.namespace(&nsp);
         let Some(ns) = ns else {
             let err = Packet::new(
                 PacketType::ConnectError,

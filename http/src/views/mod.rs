@@ -1,5 +1,10 @@
-//! How entities look in the API: camelCase, every entity with `_id` (and `id`), times in
-//! RFC 3339. One function per entity so every route shows the same shape.
+//! How entities look in the API and on the live channel: camelCase, every entity with `_id`
+//! (and `id`), times in RFC 3339. One view per entity so every route and event shows the same
+//! shape; the chat's views (`chat`, `events`) are typed and serialize straight from the rows.
+
+pub mod acks;
+pub mod chat;
+pub mod events;
 
 use parley_store::billing::Allowance;
 use parley_store::bots::{BotSettings, WidgetConfig};
