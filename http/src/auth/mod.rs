@@ -6,6 +6,7 @@ pub mod links;
 pub mod oauth;
 pub mod password;
 pub mod secrets;
+pub mod throttle;
 pub mod tokens;
 
 pub use access::{BotAccess, EditBot, HandleSupport, ManageTeam, OwnBot, ViewBot};
