@@ -109,6 +109,11 @@ export async function startParley({ dataDir, env = {} } = {}) {
       PARLEY_LOG: "warn",
       PARLEY_SMTP_URL: `smtp://127.0.0.1:${mail.smtpPort}`,
       PARLEY_SMTP_TLS: "none",
+      // Every browser and client of a suite comes from loopback: no per-address budgets for
+      // sign-ins and new conversations unless a test sets them (the http tests cover them).
+      PARLEY_AUTH_IP_ATTEMPTS_PER_MINUTE: "0",
+      PARLEY_REALTIME_NEW_CONVERSATIONS_PER_IP_PER_HOUR: "0",
+      PARLEY_REALTIME_NEW_CONVERSATIONS_PER_BOT_PER_HOUR: "0",
       ...env,
     },
     stdio: ["ignore", "pipe", "inherit"],

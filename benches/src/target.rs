@@ -132,6 +132,11 @@ impl Server {
                     .env("PARLEY_REALTIME_HANDSHAKES_PER_IP_PER_SEC", "0")
                     .env("PARLEY_REALTIME_MAX_CONNECTIONS", "0")
                     .env("PARLEY_REALTIME_SOCKET_EVENTS_PER_SEC", "0")
+                    // Nor budgets for sign-ins and new conversations: the harness opens
+                    // thousands of conversations from one address.
+                    .env("PARLEY_AUTH_IP_ATTEMPTS_PER_MINUTE", "0")
+                    .env("PARLEY_REALTIME_NEW_CONVERSATIONS_PER_IP_PER_HOUR", "0")
+                    .env("PARLEY_REALTIME_NEW_CONVERSATIONS_PER_BOT_PER_HOUR", "0")
                     .env("PARLEY_LOG", std::env::var("PARLEY_LOG").unwrap_or_else(|_| "warn".into()));
                 if let Some(server_url) = &parley.database_url {
                     let (db, url) = ScratchDatabase::create(server_url)?;

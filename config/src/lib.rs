@@ -28,12 +28,21 @@ pub enum ConfigError {
     Secret { path: PathBuf, source: std::io::Error },
 }
 
-#[derive(Debug, Clone, Deserialize)]
+/// Settings print without their secrets (see `redact`): a `{settings:?}` in a log line must
+/// not leak the JWT secret, an API key, or a password inside a database or SMTP URL.
+#[derive(Clone, Deserialize)]
 pub struct Settings {
     pub addr: String,
     pub data_dir: PathBuf,
     pub database_url: String,
     pub database_pool_size: usize,
+    /// Bounds on waiting for the database (pool wait, connect, recycle check, statement).
+    pub database_wait_timeout_ms: u64,
+    pub database_connect_timeout_secs: u64,
+    pub database_recycle_timeout_ms: u64,
+    pub database_statement_timeout_ms: u64,
+    /// SQLite `synchronous = FULL` instead of NORMAL.
+    pub sqlite_synchronous_full: bool,
     pub public_url: String,
     /// HTTP worker threads (each an event loop serving connections); 0 = one per core but one.
     pub workers: usize,
@@ -43,20 +52,33 @@ pub struct Settings {
     pub billing: BillingSettings,
     pub web: WebSettings,
     pub uploads: UploadSettings,
+    pub training: TrainingSettings,
     pub realtime: RealtimeSettings,
     pub llm: LlmSettings,
     pub embeddings: EmbeddingSettings,
     pub crawler: CrawlerSettings,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Clone, Deserialize)]
 pub struct AuthSettings {
     pub jwt_secret: String,
     pub token_ttl_hours: u64,
     pub max_avatar_bytes: usize,
+    /// Calls to the sign-in family of routes per minute from one IP (token bucket), and the
+    /// bucket's size; 0 = no limit.
+    pub ip_attempts_per_minute: f64,
+    pub ip_burst: f64,
+    /// Failed sign-ins in a row for one email before it is locked, the first lock, the longest.
+    pub lockout_after_failures: u32,
+    pub lockout_secs: u64,
+    pub lockout_max_secs: u64,
+    /// argon2 hashes computed at once (memory bound); 0 = one per core.
+    pub max_concurrent_hashes: usize,
+    /// How long a hash waits for its turn before the call is refused as busy.
+    pub hash_wait_secs: u64,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Clone, Deserialize)]
 pub struct SmtpSettings {
     /// smtp://[user:password@]host[:port]; empty = mail goes to files in `<data_dir>/outbox/`.
     pub url: String,
@@ -91,7 +113,7 @@ pub struct OAuthSettings {
     pub github: OAuthProvider,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Clone, Deserialize)]
 pub struct OAuthProvider {
     pub client_id: String,
     pub client_secret: String,
@@ -126,6 +148,14 @@ pub struct UploadSettings {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+pub struct TrainingSettings {
+    /// Sources trained at once; 0 = one per CPU core.
+    pub max_concurrent: usize,
+    /// Most one PDF may decompress to, in bytes.
+    pub max_pdf_decompressed_bytes: usize,
+}
+
+#[derive(Debug, Clone, Deserialize)]
 pub struct RealtimeSettings {
     pub ping_interval_ms: u64,
     pub ping_timeout_ms: u64,
@@ -153,6 +183,12 @@ pub struct RealtimeSettings {
     pub handshake_burst: f64,
     /// Messages per minute one visitor conversation may send when the bot limits its rate.
     pub visitor_messages_per_minute: usize,
+    /// New conversations per hour from one IP (token bucket) and the bucket's size; 0 = no limit.
+    pub new_conversations_per_ip_per_hour: f64,
+    pub new_conversation_ip_burst: f64,
+    /// New conversations per hour on one bot (token bucket) and the bucket's size; 0 = no limit.
+    pub new_conversations_per_bot_per_hour: f64,
+    pub new_conversation_bot_burst: f64,
     /// Events kept for connection state recovery (socket.io 4.6 semantics), at most.
     pub recovery_max_packets: usize,
     /// Threads of their own for the live session actors; 0 = each runs on the HTTP worker
@@ -160,13 +196,15 @@ pub struct RealtimeSettings {
     pub arbiters: usize,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Clone, Deserialize)]
 pub struct LlmSettings {
     pub answerer: String,
     pub base_url: String,
     pub model: String,
     pub api_key: String,
     pub timeout_secs: u64,
+    /// Longest reply one call may generate, in tokens (`max_completion_tokens`).
+    pub max_tokens: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -181,6 +219,121 @@ pub struct CrawlerSettings {
     pub max_depth: usize,
     pub timeout_secs: u64,
     pub max_response_bytes: usize,
+}
+
+/// The shortest JWT secret accepted from the settings (a generated one has 64 characters).
+pub const MIN_JWT_SECRET_CHARS: usize = 32;
+/// Longest `llm.timeout_secs` accepted.
+pub const MAX_LLM_TIMEOUT_SECS: u64 = 600;
+
+/// A secret as it is printed: whether it is set, never what it is.
+fn redact(secret: &str) -> &'static str {
+    if secret.is_empty() {
+        ""
+    } else {
+        "<redacted>"
+    }
+}
+
+/// A URL as it is printed: any password in it replaced.
+fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
+    let (authority, tail) = match rest.find(['/', '?']) {
+        Some(at) => rest.split_at(at),
+        None => (rest, ""),
+    };
+    match authority.rsplit_once('@') {
+        Some((userinfo, host)) => {
+            let user = userinfo.split_once(':').map_or(userinfo, |(u, _)| u);
+            let hidden = if userinfo.contains(':') { format!("{user}:<redacted>") } else { user.to_string() };
+            format!("{scheme}://{hidden}@{host}{tail}")
+        }
+        None => url.to_string(),
+    }
+}
+
+impl std::fmt::Debug for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Settings")
+            .field("addr", &self.addr)
+            .field("data_dir", &self.data_dir)
+            .field("database_url", &redact_url(&self.database_url))
+            .field("database_pool_size", &self.database_pool_size)
+            .field("database_wait_timeout_ms", &self.database_wait_timeout_ms)
+            .field("database_connect_timeout_secs", &self.database_connect_timeout_secs)
+            .field("database_recycle_timeout_ms", &self.database_recycle_timeout_ms)
+            .field("database_statement_timeout_ms", &self.database_statement_timeout_ms)
+            .field("sqlite_synchronous_full", &self.sqlite_synchronous_full)
+            .field("public_url", &self.public_url)
+            .field("workers", &self.workers)
+            .field("auth", &self.auth)
+            .field("smtp", &self.smtp)
+            .field("oauth", &self.oauth)
+            .field("billing", &self.billing)
+            .field("web", &self.web)
+            .field("uploads", &self.uploads)
+            .field("training", &self.training)
+            .field("realtime", &self.realtime)
+            .field("llm", &self.llm)
+            .field("embeddings", &self.embeddings)
+            .field("crawler", &self.crawler)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for AuthSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthSettings")
+            .field("jwt_secret", &redact(&self.jwt_secret))
+            .field("token_ttl_hours", &self.token_ttl_hours)
+            .field("max_avatar_bytes", &self.max_avatar_bytes)
+            .field("ip_attempts_per_minute", &self.ip_attempts_per_minute)
+            .field("ip_burst", &self.ip_burst)
+            .field("lockout_after_failures", &self.lockout_after_failures)
+            .field("lockout_secs", &self.lockout_secs)
+            .field("lockout_max_secs", &self.lockout_max_secs)
+            .field("max_concurrent_hashes", &self.max_concurrent_hashes)
+            .field("hash_wait_secs", &self.hash_wait_secs)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for SmtpSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SmtpSettings")
+            .field("url", &redact_url(&self.url))
+            .field("from", &self.from)
+            .field("tls", &self.tls)
+            .field("timeout_secs", &self.timeout_secs)
+            .field("max_attempts", &self.max_attempts)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for OAuthProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthProvider")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &redact(&self.client_secret))
+            .field("auth_url", &self.auth_url)
+            .field("token_url", &self.token_url)
+            .field("userinfo_url", &self.userinfo_url)
+            .field("scopes", &self.scopes)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for LlmSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LlmSettings")
+            .field("answerer", &self.answerer)
+            .field("base_url", &redact_url(&self.base_url))
+            .field("model", &self.model)
+            .field("api_key", &redact(&self.api_key))
+            .field("timeout_secs", &self.timeout_secs)
+            .field("max_tokens", &self.max_tokens)
+            .finish()
+    }
 }
 
 impl Settings {
@@ -227,8 +380,53 @@ impl Settings {
         if self.smtp.max_attempts == 0 {
             return Err(ConfigError::Invalid { key: "smtp.max_attempts", message: "must be at least 1".into() });
         }
+        if !self.auth.jwt_secret.is_empty() && self.auth.jwt_secret.chars().count() < MIN_JWT_SECRET_CHARS {
+            return Err(ConfigError::Invalid {
+                key: "auth.jwt_secret",
+                message: format!(
+                    "must be at least {MIN_JWT_SECRET_CHARS} characters (or empty, to have one generated and kept in the data directory)"
+                ),
+            });
+        }
+        if self.llm.timeout_secs == 0 || self.llm.timeout_secs > MAX_LLM_TIMEOUT_SECS {
+            return Err(ConfigError::Invalid { key: "llm.timeout_secs", message: format!("must be between 1 and {MAX_LLM_TIMEOUT_SECS}") });
+        }
+        for (key, value, most) in [
+            ("auth.lockout_secs", self.auth.lockout_secs, 86_400),
+            ("auth.lockout_max_secs", self.auth.lockout_max_secs, 86_400),
+            ("auth.hash_wait_secs", self.auth.hash_wait_secs, 600),
+        ] {
+            if value > most {
+                return Err(ConfigError::Invalid { key, message: format!("must be at most {most}") });
+            }
+        }
+        for (key, value) in [
+            ("auth.ip_attempts_per_minute", self.auth.ip_attempts_per_minute),
+            ("auth.ip_burst", self.auth.ip_burst),
+            ("realtime.new_conversations_per_ip_per_hour", self.realtime.new_conversations_per_ip_per_hour),
+            ("realtime.new_conversation_ip_burst", self.realtime.new_conversation_ip_burst),
+            ("realtime.new_conversations_per_bot_per_hour", self.realtime.new_conversations_per_bot_per_hour),
+            ("realtime.new_conversation_bot_burst", self.realtime.new_conversation_bot_burst),
+        ] {
+            if !value.is_finite() || value < 0.0 {
+                return Err(ConfigError::Invalid { key, message: "must be a number of at least 0".into() });
+            }
+        }
+        if self.llm.max_tokens == 0 {
+            return Err(ConfigError::Invalid { key: "llm.max_tokens", message: "must be at least 1".into() });
+        }
         if self.database_pool_size == 0 {
             return Err(ConfigError::Invalid { key: "database_pool_size", message: "must be at least 1".into() });
+        }
+        for (key, value, most) in [
+            ("database_wait_timeout_ms", self.database_wait_timeout_ms, 600_000),
+            ("database_connect_timeout_secs", self.database_connect_timeout_secs, 600),
+            ("database_recycle_timeout_ms", self.database_recycle_timeout_ms, 600_000),
+            ("database_statement_timeout_ms", self.database_statement_timeout_ms, 86_400_000),
+        ] {
+            if value == 0 || value > most {
+                return Err(ConfigError::Invalid { key, message: format!("must be between 1 and {most}") });
+            }
         }
         Ok(())
     }
@@ -377,6 +575,43 @@ mod tests {
         assert!(err.to_string().contains("addr"), "{err}");
         let err = Settings::load_from(&env(&[("PARLEY_DATABASE_URL", "mysql://x")])).unwrap_err();
         assert!(err.to_string().contains("postgres"), "{err}");
+    }
+
+    /// Hardening finding 13: `{settings:?}` in a log line leaked every secret.
+    #[test]
+    fn settings_print_without_their_secrets() {
+        let s = Settings::load_from(&env(&[
+            ("PARLEY_AUTH_JWT_SECRET", "jwt-secret-jwt-secret-jwt-secret-0123"),
+            ("PARLEY_LLM_API_KEY", "sk-live-key"),
+            ("PARLEY_OAUTH_GOOGLE_CLIENT_SECRET", "google-client-secret"),
+            ("PARLEY_OAUTH_GITHUB_CLIENT_SECRET", "github-client-secret"),
+            ("PARLEY_DATABASE_URL", "postgres://parley:db-password@db.internal:5432/parley"),
+            ("PARLEY_SMTP_URL", "smtp://mailer:smtp-password@mail.internal:587"),
+        ]))
+        .unwrap();
+        let printed = format!("{s:?} {:#?}", s);
+        for secret in ["jwt-secret-jwt", "sk-live-key", "google-client-secret", "github-client-secret", "db-password", "smtp-password"] {
+            assert!(!printed.contains(secret), "{secret} printed");
+        }
+        assert!(printed.contains("postgres://parley:<redacted>@db.internal:5432/parley"), "{printed}");
+        assert!(printed.contains("mail.internal"));
+        assert_eq!(redact_url("postgres://u@h/db"), "postgres://u@h/db");
+        assert_eq!(redact_url(""), "");
+    }
+
+    #[test]
+    fn a_short_jwt_secret_and_an_absurd_llm_timeout_are_refused() {
+        let err = Settings::load_from(&env(&[("PARLEY_AUTH_JWT_SECRET", "secret")])).unwrap_err();
+        assert!(err.to_string().contains("auth.jwt_secret") && err.to_string().contains("32"), "{err}");
+        assert!(Settings::load_from(&env(&[("PARLEY_AUTH_JWT_SECRET", &"x".repeat(32))])).is_ok());
+        for bad in ["0", "9223372036854775807", "601"] {
+            let err = Settings::load_from(&env(&[("PARLEY_LLM_TIMEOUT_SECS", bad)])).unwrap_err();
+            assert!(err.to_string().contains("llm.timeout_secs"), "{bad}: {err}");
+        }
+        let err = Settings::load_from(&env(&[("PARLEY_LLM_MAX_TOKENS", "0")])).unwrap_err();
+        assert!(err.to_string().contains("llm.max_tokens"), "{err}");
+        let err = Settings::load_from(&env(&[("PARLEY_DATABASE_WAIT_TIMEOUT_MS", "0")])).unwrap_err();
+        assert!(err.to_string().contains("database_wait_timeout_ms"), "{err}");
     }
 
     #[test]

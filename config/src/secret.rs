@@ -58,7 +58,7 @@ mod tests {
         let first = ensure_jwt_secret(&s).unwrap();
         assert!(first.len() >= 60);
         assert_eq!(ensure_jwt_secret(&s).unwrap(), first);
-        s.auth.jwt_secret = "configured".into();
-        assert_eq!(ensure_jwt_secret(&s).unwrap(), "configured");
+        s.auth.jwt_secret = "configured-configured-configured".into();
+        assert_eq!(ensure_jwt_secret(&s).unwrap(), "configured-configured-configured");
     }
 }

@@ -84,6 +84,36 @@ fn make_pdf(pages: &[Option<&[&str]>]) -> Vec<u8> {
     out
 }
 
+/// A decompression bomb: `pages` pages that all show one content stream of `inflated` bytes
+/// (blanks around a line of text), compressed to a few kilobytes.
+fn bomb_pdf(pages: usize, inflated: usize) -> Vec<u8> {
+    let mut doc = Document::with_version("1.5");
+    let pages_id = doc.new_object_id();
+    let font_id = doc.add_object(dictionary! { "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica" });
+    let resources_id = doc.add_object(dictionary! { "Font" => dictionary! { "F1" => font_id } });
+    let mut content = b"BT /F1 12 Tf 72 720 Td (boom) Tj ET".to_vec();
+    content.resize(inflated, b' ');
+    let mut stream = Stream::new(dictionary! {}, content);
+    stream.compress().unwrap();
+    let content_id = doc.add_object(stream);
+    let kids: Vec<Object> = (0..pages)
+        .map(|_| {
+            doc.add_object(dictionary! {
+                "Type" => "Page", "Parent" => pages_id, "Contents" => content_id, "Resources" => resources_id,
+                "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+            })
+            .into()
+        })
+        .collect();
+    let count = kids.len() as i64;
+    doc.objects.insert(pages_id, Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => count }));
+    let catalog_id = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    doc.trailer.set("Root", catalog_id);
+    let mut out = Vec::new();
+    doc.save_to(&mut out).unwrap();
+    out
+}
+
 fn three_page_manual() -> Vec<u8> {
     make_pdf(&[
         Some(&["Acme Router Manual", "To reset the router, hold the button for ten seconds."]),
@@ -300,6 +330,7 @@ on_both_backends!(
     trainer_indexes_every_kind_of_source,
     retrain_and_resume_recover_everything,
     overlapping_trainings_of_one_item_run_one_after_another,
+    a_pdf_bomb_fails_only_its_own_source,
 );
 
 /// A stand-in model: 3 dimensions from simple counts, so vectors are checkable.
@@ -525,4 +556,34 @@ async fn overlapping_trainings_of_one_item_run_one_after_another(backend: Backen
     assert_eq!(pair.error.as_deref(), Some("the embedding model failed"));
     assert_eq!(t.train_qa(&qa.id).await.unwrap(), TrainingStatus::Completed);
     assert_eq!(f.store.qa_pair(&qa.id).await.unwrap().unwrap().error, None, "a success clears the reason");
+}
+
+/// Hardening finding 9: a small PDF that inflates to gigabytes fails its own source, quickly,
+/// with a reason; the bot's other sources, trained beside it, are not affected.
+async fn a_pdf_bomb_fails_only_its_own_source(backend: Backend) {
+    let f = fixture(backend).await;
+    let (t, b) = (&f.trainer, f.bot_id.as_str());
+    let bytes = bomb_pdf(300, 8 * 1024 * 1024);
+    assert!(bytes.len() < 300_000, "{} bytes", bytes.len());
+    let bomb_path = write(&f.dir, "bomb.pdf", &bytes);
+    let bomb = t.add_pdf(b, "bomb.pdf", &bomb_path, bytes.len() as u64).await.unwrap();
+    let manual_path = write(&f.dir, "manual.pdf", &three_page_manual());
+    let manual = t.add_pdf(b, "manual.pdf", &manual_path, 1000).await.unwrap();
+    let text = t.add_text(b, Some("Hours"), "We are open from nine to five.").await.unwrap();
+
+    let started = std::time::Instant::now();
+    let slots = t.free_training_slots();
+    let (bombed, read, written) = tokio::join!(t.spawn_source(bomb.id.clone()), t.spawn_source(manual.id.clone()), t.train_source(&text.id));
+    assert_eq!(bombed.unwrap().unwrap(), TrainingStatus::Failed);
+    assert_eq!(read.unwrap().unwrap(), TrainingStatus::Completed);
+    assert_eq!(written.unwrap(), TrainingStatus::Completed);
+    assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
+    assert_eq!(t.free_training_slots(), slots, "every training slot is given back");
+
+    let s = f.store.source(&bomb.id).await.unwrap().unwrap();
+    assert_eq!(s.status, "failed");
+    assert!(s.error.as_deref().unwrap_or("").contains("decompression bomb"), "{:?}", s.error);
+    let chunks = f.store.bot_chunks(b).await.unwrap();
+    assert!(chunks.iter().any(|c| c.source_id.as_deref() == Some(manual.id.as_str())));
+    assert!(!chunks.iter().any(|c| c.source_id.as_deref() == Some(bomb.id.as_str())));
 }

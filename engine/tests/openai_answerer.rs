@@ -95,6 +95,7 @@ fn answerer(base_url: &str, model: &str) -> OpenAiAnswerer {
         model: model.into(),
         api_key: "sk-test".into(),
         timeout_secs: 5,
+        max_tokens: 300,
     };
     OpenAiAnswerer::new(&settings).unwrap()
 }
@@ -146,6 +147,7 @@ async fn streams_tokens_and_cites_the_passage() {
     let body = seen.last_body.lock().unwrap().clone().unwrap();
     assert_eq!(body["model"], "gpt-test");
     assert_eq!(body["stream"], true);
+    assert_eq!(body["max_completion_tokens"], 300, "a reply's length is bounded (hardening finding 13)");
     let messages = body["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 4);
     assert_eq!(messages[0]["role"], "system");

@@ -89,7 +89,9 @@ impl Application {
             .timeout(std::time::Duration::from_secs(15))
             .build()
             .map_err(|e| StartError::Other(format!("http client: {e}")))?;
-        let dummy_hash = password::hash(&uuid::Uuid::new_v4().to_string())
+        let hasher = password::Hasher::from_settings(&settings.auth);
+        let dummy_hash = hasher
+            .hash(&uuid::Uuid::new_v4().to_string())
             .await
             .map_err(|e| StartError::Other(e.message))?;
         let (engine, trainer) = build_engine(&settings, &store)?;
@@ -115,6 +117,7 @@ impl Application {
         let transport = crate::mail::Transport::from_settings(&settings).map_err(StartError::Other)?;
         crate::mail::spawn_sender(&mail, transport, &settings);
         let visitor_limiter = crate::limits::VisitorLimiter::new(settings.realtime.visitor_messages_per_minute, Duration::from_secs(60));
+        let (state_auth, state_realtime) = (settings.auth.clone(), settings.realtime.clone());
         let state = web::Data::from(Arc::new(AppState {
             engine,
             trainer,
@@ -124,7 +127,10 @@ impl Application {
             oauth_flows: PendingFlows::default(),
             http,
             dummy_hash,
+            hasher,
+            auth_throttle: crate::auth::throttle::AuthThrottle::from_settings(&state_auth),
             visitor_limiter,
+            new_conversations: crate::limits::NewConversations::from_settings(&state_realtime),
             mail,
         }));
         let io = crate::live::socket_server(state.clone());

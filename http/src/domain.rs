@@ -103,6 +103,28 @@ impl WebUrl {
     }
 }
 
+/// A page of a list: `page` from 1, `limit` rows, and the offset they start at. Huge page
+/// numbers are capped (`MAX_PAGE`) and the offset computed with checked arithmetic: a
+/// `page=9223372036854775807` once overflowed into a negative offset (a 500, or a panic).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageWindow {
+    pub page: i64,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// Pages beyond this are answered as empty pages of this number.
+pub const MAX_PAGE: i64 = 1_000_000;
+
+impl PageWindow {
+    pub fn new(page: Option<i64>, limit: Option<i64>, default_limit: i64, max_limit: i64) -> PageWindow {
+        let limit = limit.unwrap_or(default_limit).clamp(1, max_limit.max(1));
+        let page = page.unwrap_or(1).clamp(1, MAX_PAGE);
+        let offset = (page - 1).checked_mul(limit).unwrap_or(i64::MAX);
+        PageWindow { page, limit, offset }
+    }
+}
+
 /// A person's display name: trimmed, at most 100 characters.
 pub fn person_name(raw: &str) -> ApiResult<String> {
     let name = raw.trim();

@@ -12,13 +12,21 @@ pub struct ApiError {
     pub status: StatusCode,
     pub code: &'static str,
     pub message: String,
+    /// Seconds a refused caller should wait (sent as `Retry-After`).
+    pub retry_after: Option<u64>,
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
 
 impl ApiError {
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
-        ApiError { status, code, message: message.into() }
+        ApiError { status, code, message: message.into(), retry_after: None }
+    }
+
+    /// Tells the caller how long to wait before trying again.
+    pub fn retry_after(mut self, secs: u64) -> Self {
+        self.retry_after = Some(secs);
+        self
     }
 
     /// 422: the input broke a rule; the message is the spec's words.
@@ -67,7 +75,11 @@ impl ResponseError for ApiError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        HttpResponse::build(self.status).json(json!({"error": {"code": self.code, "message": self.message}}))
+        let mut response = HttpResponse::build(self.status);
+        if let Some(secs) = self.retry_after {
+            response.insert_header((actix_web::http::header::RETRY_AFTER, secs.to_string()));
+        }
+        response.json(json!({"error": {"code": self.code, "message": self.message}}))
     }
 }
 
@@ -78,6 +90,7 @@ impl From<StoreError> for ApiError {
             StoreError::Conflict(detail) => ApiError::conflict(detail),
             StoreError::LimitReached(message) => ApiError::validation(message),
             StoreError::Busy(message) => ApiError::unavailable(message),
+            StoreError::Unavailable(message) => ApiError::unavailable(message),
             other => ApiError::internal(other),
         }
     }

@@ -1,7 +1,9 @@
-//! Rate limits for strangers: token buckets (per socket, per IP for handshakes) and the
-//! per-conversation visitor limit. Every keyed limiter lives in a bounded cache that forgets
-//! idle keys, so a flood of made-up keys cannot grow the server.
+//! Rate limits for strangers: token buckets (per socket, per IP for handshakes, per IP and per
+//! bot for new conversations) and the per-conversation visitor limit. Every keyed limiter
+//! lives in a bounded cache that forgets idle keys, so a flood of made-up keys cannot grow the
+//! server.
 
+use std::hash::Hash;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -44,27 +46,86 @@ impl TokenBucket {
 /// Most keys a keyed limiter remembers; idle ones go first.
 const KEYS: u64 = 100_000;
 
-/// One token bucket per IP address (Engine.IO handshakes).
-pub struct IpBuckets {
+/// One token bucket per key (an IP address, a bot id).
+pub struct KeyedBuckets<K: Hash + Eq + Send + Sync + 'static> {
     per_sec: f64,
     burst: f64,
-    buckets: Cache<IpAddr, Arc<Mutex<TokenBucket>>>,
+    buckets: Cache<K, Arc<Mutex<TokenBucket>>>,
 }
 
-impl IpBuckets {
-    pub fn new(per_sec: f64, burst: f64) -> IpBuckets {
+/// One token bucket per IP address (Engine.IO handshakes, sign-in calls, new conversations).
+pub type IpBuckets = KeyedBuckets<IpAddr>;
+
+impl<K: Hash + Eq + Send + Sync + 'static> KeyedBuckets<K> {
+    pub fn new(per_sec: f64, burst: f64) -> KeyedBuckets<K> {
         // A bucket idle for as long as it takes to refill is the same as a new one.
-        let idle = Duration::from_secs_f64((burst.max(1.0) / per_sec.max(0.001)).clamp(1.0, 3600.0));
-        IpBuckets { per_sec, burst, buckets: Cache::builder().max_capacity(KEYS).time_to_idle(idle).build() }
+        let idle = Duration::from_secs_f64((burst.max(1.0) / per_sec.max(0.0001)).clamp(1.0, 86_400.0));
+        KeyedBuckets { per_sec, burst, buckets: Cache::builder().max_capacity(KEYS).time_to_idle(idle).build() }
     }
 
-    pub fn allow(&self, ip: IpAddr) -> bool {
+    pub fn allow(&self, key: K) -> bool {
         if self.per_sec <= 0.0 {
             return true;
         }
-        let bucket = self.buckets.get_with(ip, || Arc::new(Mutex::new(TokenBucket::new(self.per_sec, self.burst))));
+        let bucket = self.buckets.get_with(key, || Arc::new(Mutex::new(TokenBucket::new(self.per_sec, self.burst))));
         let mut bucket = crate::realtime_lock(&bucket);
         bucket.take()
+    }
+}
+
+pub const TOO_MANY_NEW_CONVERSATIONS_FROM_YOU: &str =
+    "You have started too many conversations in a short time. Please wait a few minutes and try again.";
+pub const TOO_MANY_NEW_CONVERSATIONS_ON_BOT: &str =
+    "This assistant is receiving too many new conversations right now. Please try again in a few minutes.";
+
+/// Which budget refused a new conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConversationTrip {
+    /// The caller's address started too many.
+    Ip,
+    /// The bot as a whole started too many; `first` is true once per notice period, when its
+    /// owner should hear about it.
+    Bot { first: bool },
+}
+
+/// Budgets for new conversations (each one spends a conversation of the owner's plan, so
+/// without them a script could use up a bot's month in minutes): a token bucket per IP and
+/// one per bot. The IP's is taken first, so one noisy address is stopped by its own budget
+/// before it can use up the bot's, which every visitor shares.
+pub struct NewConversations {
+    per_ip: IpBuckets,
+    per_bot: KeyedBuckets<String>,
+    /// Bots whose owner was told within the notice period.
+    told: Cache<String, ()>,
+}
+
+/// An owner hears about a tripped budget at most once in this long, per bot.
+pub const TRIP_NOTICE_EVERY: Duration = Duration::from_secs(3600);
+
+impl NewConversations {
+    pub fn from_settings(rt: &parley_config::RealtimeSettings) -> NewConversations {
+        NewConversations {
+            per_ip: IpBuckets::new(rt.new_conversations_per_ip_per_hour / 3600.0, rt.new_conversation_ip_burst),
+            per_bot: KeyedBuckets::new(rt.new_conversations_per_bot_per_hour / 3600.0, rt.new_conversation_bot_burst),
+            told: Cache::builder().max_capacity(KEYS).time_to_live(TRIP_NOTICE_EVERY).build(),
+        }
+    }
+
+    /// Takes one new conversation from `ip`'s budget and from `bot_id`'s.
+    pub fn allow(&self, ip: Option<IpAddr>, bot_id: &str) -> Result<(), ConversationTrip> {
+        if let Some(ip) = ip {
+            if !self.per_ip.allow(ip) {
+                return Err(ConversationTrip::Ip);
+            }
+        }
+        if !self.per_bot.allow(bot_id.to_string()) {
+            let first = !self.told.contains_key(bot_id);
+            if first {
+                self.told.insert(bot_id.to_string(), ());
+            }
+            return Err(ConversationTrip::Bot { first });
+        }
+        Ok(())
     }
 }
 
@@ -120,6 +181,24 @@ mod tests {
         assert!(buckets.allow(a) && buckets.allow(a));
         assert!(!buckets.allow(a));
         assert!(buckets.allow(b));
+    }
+
+    #[test]
+    fn new_conversations_have_a_budget_per_address_and_per_bot() {
+        let mut rt = parley_config::Settings::defaults().unwrap().realtime;
+        rt.new_conversations_per_ip_per_hour = 1.0;
+        rt.new_conversation_ip_burst = 2.0;
+        rt.new_conversations_per_bot_per_hour = 1.0;
+        rt.new_conversation_bot_burst = 3.0;
+        let budget = NewConversations::from_settings(&rt);
+        let (a, b, c): (IpAddr, IpAddr, IpAddr) = ([10, 0, 0, 1].into(), [10, 0, 0, 2].into(), [10, 0, 0, 3].into());
+        assert_eq!(budget.allow(Some(a), "bot"), Ok(()));
+        assert_eq!(budget.allow(Some(a), "bot"), Ok(()));
+        assert_eq!(budget.allow(Some(a), "bot"), Err(ConversationTrip::Ip));
+        assert_eq!(budget.allow(Some(b), "bot"), Ok(()));
+        assert_eq!(budget.allow(Some(b), "bot"), Err(ConversationTrip::Bot { first: true }));
+        assert_eq!(budget.allow(Some(c), "bot"), Err(ConversationTrip::Bot { first: false }), "the owner is told once");
+        assert_eq!(budget.allow(Some(c), "other bot"), Ok(()));
     }
 
     #[test]

@@ -28,3 +28,23 @@ pub async fn support_request_unanswered(state: &AppState, bot_id: &str, customer
     }
     Ok(())
 }
+
+/// A bot's budget for new conversations was used up: its owner hears about it in Recent
+/// Activity, and by mail when their email notifications are on (the caller sends this at most
+/// once an hour per bot).
+pub async fn conversation_budget_tripped(state: &AppState, bot_id: &str) -> ApiResult<()> {
+    let Some(bot) = state.store.bot_by_id(bot_id).await? else { return Ok(()) };
+    let what = format!(
+        "New conversations on {} were paused for a while: more were started than its budget of {} an hour allows. \
+         Open conversations go on, and new ones resume on their own.",
+        bot.name,
+        state.settings.realtime.new_conversations_per_bot_per_hour.round()
+    );
+    state.store.log_activity(Some(&bot.owner_id), Some(&bot.id), "limits", &what).await?;
+    let Some(owner) = state.store.user_by_id(&bot.owner_id).await? else { return Ok(()) };
+    if state.store.notification_prefs(&owner.id).await?.email_notifications {
+        let link = state.mail.link("/dashboard");
+        state.mail.send(&owner.email, templates::conversation_budget(&bot.name, &what, &link), Some(link.clone())).await?;
+    }
+    Ok(())
+}

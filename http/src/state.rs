@@ -21,8 +21,14 @@ pub struct AppState {
     /// A hash of a random password, verified against when an email is unknown (see
     /// `password::dummy_verify`).
     pub dummy_hash: String,
+    /// Password hashing, a bounded number at once (argon2 memory).
+    pub hasher: crate::auth::password::Hasher,
+    /// Per-IP budget of the sign-in family of routes, and per-email lockouts.
+    pub auth_throttle: crate::auth::throttle::AuthThrottle,
     /// Visitor messages per minute, for bots with `enableRateLimit`.
     pub visitor_limiter: crate::limits::VisitorLimiter,
+    /// Budgets for new conversations, per IP and per bot.
+    pub new_conversations: crate::limits::NewConversations,
     /// Mail to send (verification, invitations, resets, alerts) and links into this server.
     pub mail: crate::mail::Outbox,
 }

@@ -14,6 +14,8 @@ on_both_backends!(
     profile_password_avatar_and_notifications,
     health_reports_the_database,
     unknown_api_routes_and_bad_json_use_the_error_shape,
+    repeated_failed_sign_ins_lock_the_email_for_a_while_known_or_not,
+    sign_in_calls_from_one_address_are_throttled,
 );
 
 async fn signup_login_and_me(backend: parley_store::Backend) {
@@ -188,4 +190,82 @@ async fn unknown_api_routes_and_bad_json_use_the_error_shape(backend: parley_sto
     let huge = "x".repeat(2 * 1024 * 1024);
     let (status, body) = app.post_json("/api/auth/login", None, json!({"email": huge, "password": "p"})).await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+}
+
+/// Hardening finding 3: guessing passwords is slowed down per email address, the same for an
+/// address with an account and one without, and a success starts the count again.
+async fn repeated_failed_sign_ins_lock_the_email_for_a_while_known_or_not(backend: parley_store::Backend) {
+    let app = TestApp::spawn_with(backend, |s| {
+        s.auth.lockout_after_failures = 3;
+        s.auth.lockout_secs = 1;
+        s.auth.lockout_max_secs = 4;
+    })
+    .await;
+    app.signup("real@b.co").await;
+    let login = |email: &'static str, password: &'static str| {
+        let app = &app;
+        async move { app.post_json("/api/auth/login", None, json!({"email": email, "password": password})).await }
+    };
+    let (status, _) = login("real@b.co", "wrongpass1").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, _) = login("real@b.co", "password123").await;
+    assert_eq!(status, StatusCode::OK, "a success resets the count");
+    for email in ["real@b.co", "ghost@b.co"] {
+        for _ in 0..3 {
+            let (status, _) = login(email, "wrongpass1").await;
+            assert_eq!(status, StatusCode::UNAUTHORIZED, "{email}");
+        }
+    }
+    let (s1, real) = login("REAL@b.co", "password123").await;
+    let (s2, ghost) = login("ghost@b.co", "password123").await;
+    assert_eq!((s1, s2), (StatusCode::TOO_MANY_REQUESTS, StatusCode::TOO_MANY_REQUESTS), "{real} {ghost}");
+    assert_eq!(real, ghost, "the lockout does not tell who has an account");
+    assert!(message(&real).starts_with("Too many failed sign-in attempts for this email"), "{real}");
+    let res = app.client.post(app.url("/api/auth/login")).json(&json!({"email": "real@b.co", "password": "x"})).send().await.unwrap();
+    assert!(res.headers().get("retry-after").is_some());
+    let (status, _) = login("other@b.co", "wrongpass1").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "other addresses go on as before");
+
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let (status, body) = login("real@b.co", "password123").await;
+    assert_eq!(status, StatusCode::OK, "the lock is short: {body}");
+    // The next failure after a lock locks again at once, for longer (backoff).
+    for _ in 0..3 {
+        login("real@b.co", "wrongpass1").await;
+    }
+    let (status, _) = login("real@b.co", "wrongpass1").await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let (status, _) = login("real@b.co", "wrongpass1").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, body) = login("real@b.co", "password123").await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "4 failures in a row lock for 2 s: {body}");
+}
+
+/// Hardening finding 3: one address cannot hammer sign-up, sign-in or the OAuth callback.
+async fn sign_in_calls_from_one_address_are_throttled(backend: parley_store::Backend) {
+    let app = TestApp::spawn_with(backend, |s| {
+        s.auth.ip_attempts_per_minute = 1.0;
+        s.auth.ip_burst = 4.0;
+    })
+    .await;
+    let (token, _) = app.signup("a@b.co").await;
+    let (status, _) = app.post_json("/api/auth/login", None, json!({"email": "a@b.co", "password": "password123"})).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = app.post_json("/api/auth/login", None, json!({"email": "a@b.co", "password": "wrongpass1"})).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, _) = app.get("/api/auth/google/callback?code=x&state=y", None).await;
+    assert_ne!(status, StatusCode::TOO_MANY_REQUESTS);
+    let (status, body) = app
+        .post_json("/api/auth/signup", None, json!({"email": "b@b.co", "password": "password123", "confirmPassword": "password123"}))
+        .await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{body}");
+    assert_eq!(message(&body), "Too many attempts from your network. Please wait a minute and try again.");
+    let (status, _) = app.post_json("/api/auth/login", None, json!({"email": "a@b.co", "password": "password123"})).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    let (status, _) = app.get("/api/auth/github/callback?code=x&state=y", None).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    // Signed-in work is not part of this budget.
+    let (status, _) = app.get("/api/me", Some(&token)).await;
+    assert_eq!(status, StatusCode::OK);
 }

@@ -9,7 +9,13 @@ use reqwest::StatusCode;
 use serde_json::json;
 use support::{message, TestApp};
 
-on_both_backends!(visitor_chat_and_the_dashboards_session_calls, whitelist_and_rate_limit_are_enforced);
+on_both_backends!(
+    visitor_chat_and_the_dashboards_session_calls,
+    whitelist_and_rate_limit_are_enforced,
+    new_conversations_from_one_address_have_a_budget,
+    a_bots_budget_for_new_conversations_pauses_them_and_tells_its_owner,
+    huge_page_numbers_give_an_empty_page,
+);
 
 async fn visitor_chat_and_the_dashboards_session_calls(backend: parley_store::Backend) {
     let app = TestApp::spawn_with(backend, |s| s.billing.default_plan = "enterprise".into()).await;
@@ -121,4 +127,91 @@ async fn whitelist_and_rate_limit_are_enforced(backend: parley_store::Backend) {
     }
     assert_eq!(statuses.iter().filter(|s| **s == 200).count(), 20);
     assert_eq!(*statuses.last().unwrap(), 429, "{statuses:?}");
+}
+
+/// Hardening finding 2: anonymous calls cannot start conversations (each spends one of the
+/// plan's month) without limit; a visitor whose conversation is open goes on.
+async fn new_conversations_from_one_address_have_a_budget(backend: parley_store::Backend) {
+    let app = TestApp::spawn_with(backend, |s| {
+        s.realtime.new_conversations_per_ip_per_hour = 1.0;
+        s.realtime.new_conversation_ip_burst = 3.0;
+    })
+    .await;
+    let (owner, _) = app.signup("o@x.co").await;
+    let bot = app.create_bot(&owner, "Budget").await;
+    let mut open = Vec::new();
+    for i in 0..3 {
+        let (status, body) = app.post_json("/api/chat", None, json!({"botId": bot, "message": format!("hello {i}")})).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        open.push((body["sessionId"].clone(), body["visitorToken"].clone()));
+    }
+    let res = app.client.post(app.url("/api/chat")).json(&json!({"botId": bot, "message": "one more"})).send().await.unwrap();
+    assert!(res.headers().get("retry-after").is_some());
+    let (status, body) = support::read(res).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{body}");
+    assert_eq!(message(&body), "You have started too many conversations in a short time. Please wait a few minutes and try again.");
+    for (sid, token) in open {
+        let (status, body) = app.post_json("/api/chat", None, json!({"botId": bot, "sessionId": sid, "visitorToken": token, "message": "still there?"})).await;
+        assert_eq!(status, StatusCode::OK, "an open conversation goes on: {body}");
+    }
+    let (_, list) = app.get(&format!("/api/sessions?botId={bot}"), Some(&owner)).await;
+    assert_eq!(list["total"], 3, "the refused call started nothing");
+}
+
+async fn a_bots_budget_for_new_conversations_pauses_them_and_tells_its_owner(backend: parley_store::Backend) {
+    let app = TestApp::spawn_with(backend, |s| {
+        s.billing.default_plan = "enterprise".into();
+        s.realtime.new_conversations_per_ip_per_hour = 0.0;
+        s.realtime.new_conversations_per_bot_per_hour = 1.0;
+        s.realtime.new_conversation_bot_burst = 2.0;
+    })
+    .await;
+    let (owner, _) = app.signup("o@x.co").await;
+    let bot = app.create_bot(&owner, "Drained").await;
+    for _ in 0..2 {
+        let (status, body) = app.post_json("/api/chat", None, json!({"botId": bot, "message": "hi"})).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    for _ in 0..3 {
+        let (status, body) = app.post_json("/api/chat", None, json!({"botId": bot, "message": "hi"})).await;
+        assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{body}");
+        assert_eq!(message(&body), "This assistant is receiving too many new conversations right now. Please try again in a few minutes.");
+    }
+    // The owner sees it on the dashboard, once however often it tripped.
+    let (status, dash) = app.get("/api/dashboard/stats", Some(&owner)).await;
+    assert_eq!(status, StatusCode::OK, "{dash}");
+    let notices: Vec<String> = dash["recentActivity"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["action"].as_str())
+        .filter(|a| a.starts_with("New conversations on Drained were paused"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(notices.len(), 1, "{dash}");
+    // Other bots are not affected.
+    let other = app.create_bot(&owner, "Other").await;
+    let (status, _) = app.post_json("/api/chat", None, json!({"botId": other, "message": "hi"})).await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+/// Hardening finding 13: `(page - 1) * limit` overflowed on huge pages.
+async fn huge_page_numbers_give_an_empty_page(backend: parley_store::Backend) {
+    let app = TestApp::spawn(backend).await;
+    let (owner, _) = app.signup("o@x.co").await;
+    let bot = app.create_bot(&owner, "Pages").await;
+    let (status, _) = app.post_json("/api/chat", None, json!({"botId": bot, "message": "hello"})).await;
+    assert_eq!(status, StatusCode::OK);
+    for path in [
+        format!("/api/sessions?botId={bot}&page=9223372036854775807&limit=200"),
+        format!("/api/chat/bot/{bot}/all-sessions?page=9223372036854775807&limit=200"),
+        format!("/api/bots/{bot}/leads?page=9223372036854775807&limit=500"),
+        format!("/api/bots/{bot}/leads?page=4611686018427387904&limit=4"),
+    ] {
+        let (status, body) = app.get(&path, Some(&owner)).await;
+        assert_eq!(status, StatusCode::OK, "{path}: {body}");
+        let rows = body.get("sessions").or_else(|| body.get("leads")).and_then(|v| v.as_array()).map(Vec::len);
+        assert_eq!(rows, Some(0), "{path}: {body}");
+        assert_eq!(body["page"], 1_000_000, "{path}");
+    }
 }

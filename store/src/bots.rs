@@ -351,7 +351,7 @@ impl Store {
     pub async fn update_bot(&self, bot_id: &str, update: BotUpdate) -> StoreResult<Bot> {
         let widget = update.widget.as_ref().map(serde_json::to_string).transpose()?;
         let now = time::now();
-        db_tx!(self, |conn| async move {
+        db_tx!(self, owned(bot_id), |conn| async move {
             let mut bot: Bot = bots::table.find(bot_id).first(conn).await?;
             if let Some(v) = update.name {
                 bot.name = v;

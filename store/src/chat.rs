@@ -177,7 +177,7 @@ impl Store {
     /// Edits a bot message's text in place (the inbox's inline edit).
     pub async fn edit_message(&self, id: &str, content: &str) -> StoreResult<ChatMessage> {
         let now = time::now();
-        db_tx!(self, |conn| async move {
+        db_tx!(self, owned(id, content), |conn| async move {
             let n = diesel::update(chat_messages::table.find(id))
                 .set((chat_messages::content.eq(content), chat_messages::edited_at.eq(now)))
                 .execute(conn)
@@ -241,7 +241,7 @@ impl Store {
     pub async fn request_support(&self, session_id: &str, info: &CustomerInfo) -> StoreResult<ChatSession> {
         let now = time::now();
         self.request_contact(session_id, info).await?;
-        db_tx!(self, |conn| async move {
+        db_tx!(self, owned(session_id), |conn| async move {
             let n = diesel::update(chat_sessions::table.find(session_id))
                 .set((
                     chat_sessions::needs_human_support.eq(true),
@@ -266,7 +266,7 @@ impl Store {
     pub async fn request_contact(&self, session_id: &str, info: &CustomerInfo) -> StoreResult<()> {
         let keep = |v: &Option<String>| v.as_ref().map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
         let (name, email, phone, company) = (keep(&info.name), keep(&info.email), keep(&info.phone), keep(&info.company));
-        db_tx!(self, |conn| async move {
+        db_tx!(self, owned(session_id), |conn| async move {
             let target = || chat_sessions::table.find(session_id);
             if let Some(v) = name {
                 diesel::update(target()).set(chat_sessions::customer_name.eq(v)).execute(conn).await?;
@@ -333,7 +333,8 @@ impl Store {
         feedback: Option<&str>,
     ) -> StoreResult<ChatSession> {
         let now = time::now();
-        db_tx!(self, |conn| async move {
+        let feedback = feedback.map(str::to_string);
+        db_tx!(self, owned(session_id, resolved_by), |conn| async move {
             let n = diesel::update(chat_sessions::table.find(session_id))
                 .set((
                     chat_sessions::status.eq("resolved"),
@@ -368,7 +369,8 @@ impl Store {
 
     pub async fn set_session_status(&self, session_id: &str, status: Option<&str>, priority: Option<&str>) -> StoreResult<ChatSession> {
         let now = time::now();
-        db_tx!(self, |conn| async move {
+        let (status, priority) = (status.map(str::to_string), priority.map(str::to_string));
+        db_tx!(self, owned(session_id), |conn| async move {
             if let Some(status) = status {
                 diesel::update(chat_sessions::table.find(session_id))
                     .set(chat_sessions::status.eq(status))

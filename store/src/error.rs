@@ -19,6 +19,10 @@ pub enum StoreError {
     Busy(String),
     #[error("database connection: {0}")]
     Connection(String),
+    /// The database did not answer in time (or could not be reached): the caller should say
+    /// so (503) rather than wait.
+    #[error("{0}")]
+    Unavailable(String),
     #[error("migrations: {0}")]
     Migration(String),
     #[error("stored data is malformed: {0}")]

@@ -301,7 +301,7 @@ impl Store {
     /// Deletes a source of the bot with its chunks; `NotFound` when the bot has no such source.
     /// Moves the knowledge version.
     pub async fn delete_source(&self, bot_id: &str, source_id: &str) -> StoreResult<KnowledgeSource> {
-        db_tx!(self, |conn| async move {
+        db_tx!(self, owned(bot_id, source_id), |conn| async move {
             let source: KnowledgeSource = knowledge_sources::table
                 .find(source_id)
                 .filter(knowledge_sources::bot_id.eq(bot_id))
@@ -343,7 +343,7 @@ impl Store {
     /// failed source is not part of what the bot knows. Returns the knowledge version.
     pub async fn fail_source(&self, source_id: &str, reason: &str) -> StoreResult<i64> {
         let now = time::now();
-        db_tx!(self, |conn| async move {
+        db_tx!(self, owned(source_id, reason), |conn| async move {
             let bot_id: String = knowledge_sources::table
                 .find(source_id)
                 .select(knowledge_sources::bot_id)
@@ -377,7 +377,7 @@ impl Store {
         pages: Option<i32>,
     ) -> StoreResult<i64> {
         let now = time::now();
-        db_tx!(self, |conn| async move {
+        db_tx!(self, owned(source_id), |conn| async move {
             let bot_id: String = knowledge_sources::table
                 .find(source_id)
                 .select(knowledge_sources::bot_id)
@@ -451,7 +451,7 @@ impl Store {
     /// trainer).
     pub async fn update_qa_pair(&self, bot_id: &str, qa_id: &str, question: &str, answer: &str) -> StoreResult<QaPair> {
         let now = time::now();
-        db_tx!(self, |conn| async move {
+        db_tx!(self, owned(bot_id, qa_id, question, answer), |conn| async move {
             let n = diesel::update(qa_pairs::table.find(qa_id).filter(qa_pairs::bot_id.eq(bot_id)))
                 .set((
                     qa_pairs::question.eq(question),
@@ -471,7 +471,7 @@ impl Store {
 
     /// Deletes a pair of the bot with its chunk; moves the knowledge version.
     pub async fn delete_qa_pair(&self, bot_id: &str, qa_id: &str) -> StoreResult<QaPair> {
-        db_tx!(self, |conn| async move {
+        db_tx!(self, owned(bot_id, qa_id), |conn| async move {
             let pair: QaPair =
                 qa_pairs::table.find(qa_id).filter(qa_pairs::bot_id.eq(bot_id)).first(conn).await?;
             diesel::delete(chunks::table.filter(chunks::qa_id.eq(qa_id))).execute(conn).await?;
@@ -499,7 +499,7 @@ impl Store {
     /// knowledge version and returns it.
     pub async fn replace_qa_chunks(&self, qa_id: &str, new: Vec<NewChunk>) -> StoreResult<i64> {
         let now = time::now();
-        db_tx!(self, |conn| async move {
+        db_tx!(self, owned(qa_id), |conn| async move {
             let bot_id: String = qa_pairs::table.find(qa_id).select(qa_pairs::bot_id).first(conn).await?;
             let rows = chunk_rows(&bot_id, None, Some(qa_id), new);
             diesel::delete(chunks::table.filter(chunks::qa_id.eq(qa_id))).execute(conn).await?;
@@ -549,7 +549,7 @@ impl Store {
 
     /// Moves the knowledge version without changing chunks (a forced index rebuild).
     pub async fn bump_knowledge_version(&self, bot_id: &str) -> StoreResult<i64> {
-        db_tx!(self, |conn| async move {
+        db_tx!(self, owned(bot_id), |conn| async move {
             let v: i64 = bump_version!(conn, bot_id);
             Ok(v)
         })

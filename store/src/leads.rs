@@ -39,8 +39,9 @@ impl Store {
         let (name, email, phone, company) = (keep(&info.name), keep(&info.email), keep(&info.phone), keep(&info.company));
         let now = time::now();
         let score = score.clamp(0, 100);
-        db_tx!(self, |conn| async move {
-            let existing: Option<Lead> = match session_id {
+        let session_id = session_id.map(str::to_string);
+        db_tx!(self, owned(bot_id), |conn| async move {
+            let existing: Option<Lead> = match &session_id {
                 Some(s) => leads::table
                     .filter(leads::bot_id.eq(bot_id))
                     .filter(leads::session_id.eq(s))
@@ -69,7 +70,7 @@ impl Store {
                     let lead = Lead {
                         id: new_id(),
                         bot_id: bot_id.to_string(),
-                        session_id: session_id.map(str::to_string),
+                        session_id: session_id.clone(),
                         name,
                         email,
                         phone,

@@ -28,7 +28,7 @@ pub mod users;
 mod writer;
 
 pub use error::StoreError;
-pub use pool::{Backend, Store, DEFAULT_WRITER_QUEUE};
+pub use pool::{Backend, PoolOptions, Store, DATABASE_UNAVAILABLE, DEFAULT_WRITER_QUEUE};
 pub use writer::BUSY;
 pub use roles::Role;
 

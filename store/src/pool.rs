@@ -7,7 +7,7 @@ use diesel::sqlite::SqliteConnection;
 use diesel::{Connection, ConnectionError};
 use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
 use diesel_async::pooled_connection::deadpool::{Object, Pool};
-use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
+use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod};
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncPgConnection, SimpleAsyncConnection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
@@ -25,8 +25,78 @@ const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres
 /// instead of failing; SQLite leaves foreign keys off unless asked.
 /// Temporary files (the statement journal of a multi-row insert) stay in memory, and a
 /// connection caches 16 MB of pages instead of 2.
+/// `synchronous = NORMAL` (the default) syncs the WAL at checkpoints, not at each commit: a
+/// power cut may lose the last commits, never corrupt the file. `FULL` (`sqlite_synchronous_full`)
+/// syncs every commit: nothing committed is lost, at the cost of a disk flush per commit.
 const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
      PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;";
+const SQLITE_PRAGMAS_FULL_SYNC: &str = "PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; \
+     PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;";
+
+/// What a call hears when the database does not answer in time.
+pub const DATABASE_UNAVAILABLE: &str = "The database is not answering right now. Please try again in a moment.";
+
+/// How the pool is sized and how long anything may wait on the database. A hung database must
+/// not grow a queue of waiting calls: each bound turns into `StoreError::Unavailable` (503).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolOptions {
+    pub size: usize,
+    /// Chat messages waiting for the message writer before new ones are refused as busy.
+    pub writer_queue: usize,
+    /// Longest wait for a free pooled connection.
+    pub wait: std::time::Duration,
+    /// Longest time to open a new connection (PostgreSQL's connect timeout too).
+    pub connect: std::time::Duration,
+    /// Longest time to check a returned connection before it is handed out again.
+    pub recycle: std::time::Duration,
+    /// Longest a statement may run (PostgreSQL `statement_timeout`); a call that holds one
+    /// connection for longer than this and a margin is given up on by the client too.
+    pub statement: std::time::Duration,
+    /// SQLite: sync every commit to disk (`synchronous = FULL`).
+    pub sqlite_full_sync: bool,
+}
+
+impl PoolOptions {
+    pub fn new(size: usize) -> PoolOptions {
+        use std::time::Duration;
+        PoolOptions {
+            size,
+            writer_queue: DEFAULT_WRITER_QUEUE,
+            wait: Duration::from_secs(5),
+            connect: Duration::from_secs(5),
+            recycle: Duration::from_secs(2),
+            statement: Duration::from_secs(30),
+            sqlite_full_sync: false,
+        }
+    }
+
+    pub fn from_settings(settings: &Settings) -> PoolOptions {
+        use std::time::Duration;
+        PoolOptions {
+            size: settings.database_pool_size,
+            writer_queue: settings.realtime.writer_queue,
+            wait: Duration::from_millis(settings.database_wait_timeout_ms),
+            connect: Duration::from_secs(settings.database_connect_timeout_secs),
+            recycle: Duration::from_millis(settings.database_recycle_timeout_ms),
+            statement: Duration::from_millis(settings.database_statement_timeout_ms),
+            sqlite_full_sync: settings.sqlite_synchronous_full,
+        }
+    }
+
+    /// How long one call may hold a connection before the client gives up on it: the
+    /// statement bound plus a margin (the server's own timeout should answer first).
+    fn call_bound(&self) -> std::time::Duration {
+        self.statement + self.statement / 2 + std::time::Duration::from_secs(1)
+    }
+
+    fn sqlite_pragmas(&self) -> &'static str {
+        if self.sqlite_full_sync {
+            SQLITE_PRAGMAS_FULL_SYNC
+        } else {
+            SQLITE_PRAGMAS
+        }
+    }
+}
 
 /// Messages that may wait for the writer before new ones are refused as busy.
 pub const DEFAULT_WRITER_QUEUE: usize = 4096;
@@ -58,60 +128,66 @@ pub struct Store {
     pub(crate) sqlite_writer: std::sync::Arc<tokio::sync::Mutex<()>>,
     /// Saves chat messages, committed in groups (see `writer`).
     pub(crate) writer: crate::writer::Writer,
+    /// How long one call may hold a connection before it is given up on (see `db_run!`).
+    pub(crate) call_bound: std::time::Duration,
 }
 
 impl Store {
     /// Opens the database the settings name (creating the SQLite file and data directory if
     /// needed) and brings its schema up to date.
     pub async fn open(settings: &Settings) -> StoreResult<Store> {
+        let options = PoolOptions::from_settings(settings);
         let store = if settings.uses_postgres() {
-            Self::open_postgres_with(&settings.database_url, settings.database_pool_size, settings.realtime.writer_queue).await?
+            Self::open_postgres_with(&settings.database_url, options).await?
         } else {
             std::fs::create_dir_all(&settings.data_dir)
                 .map_err(|e| StoreError::Connection(format!("{}: {e}", settings.data_dir.display())))?;
-            Self::open_sqlite_with(&settings.sqlite_path(), settings.database_pool_size, settings.realtime.writer_queue).await?
+            Self::open_sqlite_with(&settings.sqlite_path(), options).await?
         };
         store.with_default_plan(&settings.billing.default_plan).await
     }
 
     pub async fn open_sqlite(path: &Path, pool_size: usize) -> StoreResult<Store> {
-        Self::open_sqlite_with(path, pool_size, DEFAULT_WRITER_QUEUE).await
+        Self::open_sqlite_with(path, PoolOptions::new(pool_size)).await
     }
 
-    /// Like `open_sqlite`, with the message writer's queue bound.
-    pub async fn open_sqlite_with(path: &Path, pool_size: usize, writer_queue: usize) -> StoreResult<Store> {
+    /// Like `open_sqlite`, with every pool option.
+    pub async fn open_sqlite_with(path: &Path, options: PoolOptions) -> StoreResult<Store> {
         let url = path.to_string_lossy().to_string();
         let migrate_url = url.clone();
+        let pragmas = options.sqlite_pragmas();
         run_blocking(move || {
             let mut conn = SqliteConnection::establish(&migrate_url)
                 .map_err(|e| StoreError::Connection(e.to_string()))?;
-            diesel::connection::SimpleConnection::batch_execute(&mut conn, SQLITE_PRAGMAS)?;
+            diesel::connection::SimpleConnection::batch_execute(&mut conn, pragmas)?;
             conn.run_pending_migrations(SQLITE_MIGRATIONS)
                 .map_err(|e| StoreError::Migration(e.to_string()))?;
             Ok(())
         })
         .await?;
         let mut config = ManagerConfig::default();
-        config.custom_setup = Box::new(|url| setup_sqlite(url).boxed());
+        config.custom_setup = Box::new(move |url| setup_sqlite(url, pragmas).boxed());
+        config.recycling_method = RecyclingMethod::CustomFunction(Box::new(|conn| recycle_sqlite(conn).boxed()));
         let manager = AsyncDieselConnectionManager::<SqliteConn>::new_with_config(url, config);
-        let pool = Pool::builder(manager)
-            .max_size(pool_size)
+        let pool = with_timeouts(Pool::builder(manager), &options)
             .build()
             .map_err(|e| StoreError::Connection(e.to_string()))?;
         let sqlite_writer: std::sync::Arc<tokio::sync::Mutex<()>> = Default::default();
-        let writer = crate::writer::sqlite::start(path.to_path_buf(), SQLITE_PRAGMAS, writer_queue, sqlite_writer.clone())?;
-        let store = Store { pools: Pools::Sqlite(pool), default_plan: "free".into(), sqlite_writer, writer };
+        let writer = crate::writer::sqlite::start(path.to_path_buf(), pragmas, options.writer_queue, sqlite_writer.clone())?;
+        let store =
+            Store { pools: Pools::Sqlite(pool), default_plan: "free".into(), sqlite_writer, writer, call_bound: options.call_bound() };
         store.ping().await?;
         Ok(store)
     }
 
     pub async fn open_postgres(url: &str, pool_size: usize) -> StoreResult<Store> {
-        Self::open_postgres_with(url, pool_size, DEFAULT_WRITER_QUEUE).await
+        Self::open_postgres_with(url, PoolOptions::new(pool_size)).await
     }
 
-    /// Like `open_postgres`, with the message writer's queue bound.
-    pub async fn open_postgres_with(url: &str, pool_size: usize, writer_queue: usize) -> StoreResult<Store> {
-        let migrate_url = url.to_string();
+    /// Like `open_postgres`, with every pool option.
+    pub async fn open_postgres_with(url: &str, options: PoolOptions) -> StoreResult<Store> {
+        let url = with_connect_timeout(url, options.connect);
+        let migrate_url = url.clone();
         run_blocking(move || {
             let mut conn = AsyncConnectionWrapper::<AsyncPgConnection>::establish(&migrate_url)
                 .map_err(|e| StoreError::Connection(e.to_string()))?;
@@ -120,13 +196,21 @@ impl Store {
             Ok(())
         })
         .await?;
-        let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new(url);
-        let pool = Pool::builder(manager)
-            .max_size(pool_size)
+        let mut config = ManagerConfig::default();
+        let statement = options.statement;
+        config.custom_setup = Box::new(move |url| setup_pg(url, statement).boxed());
+        let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(url, config);
+        let pool = with_timeouts(Pool::builder(manager), &options)
             .build()
             .map_err(|e| StoreError::Connection(e.to_string()))?;
-        let writer = crate::writer::postgres::start(pool.clone(), writer_queue);
-        let store = Store { pools: Pools::Pg(pool), default_plan: "free".into(), sqlite_writer: Default::default(), writer };
+        let writer = crate::writer::postgres::start(pool.clone(), options.writer_queue);
+        let store = Store {
+            pools: Pools::Pg(pool),
+            default_plan: "free".into(),
+            sqlite_writer: Default::default(),
+            writer,
+            call_bound: options.call_bound(),
+        };
         store.ping().await?;
         Ok(store)
     }
@@ -155,7 +239,10 @@ impl Store {
     }
 
     pub(crate) async fn connection(&self) -> StoreResult<Pooled> {
-        let err = |e: diesel_async::pooled_connection::deadpool::PoolError| StoreError::Connection(e.to_string());
+        let err = |e: diesel_async::pooled_connection::deadpool::PoolError| {
+            tracing::warn!("database connection: {e}");
+            StoreError::Unavailable(DATABASE_UNAVAILABLE.into())
+        };
         Ok(match &self.pools {
             Pools::Sqlite(pool) => Pooled::Sqlite(pool.get().await.map_err(err)?),
             Pools::Pg(pool) => Pooled::Pg(pool.get().await.map_err(err)?),
@@ -163,16 +250,89 @@ impl Store {
     }
 }
 
-fn setup_sqlite(url: &str) -> BoxFuture<'_, diesel::ConnectionResult<SqliteConn>> {
+/// The pool's bounds on waiting for, opening and checking a connection (see `PoolOptions`).
+fn with_timeouts<M: deadpool::managed::Manager>(
+    builder: deadpool::managed::PoolBuilder<M>,
+    options: &PoolOptions,
+) -> deadpool::managed::PoolBuilder<M> {
+    builder
+        .max_size(options.size)
+        .runtime(deadpool::Runtime::Tokio1)
+        .wait_timeout(Some(options.wait))
+        .create_timeout(Some(options.connect))
+        .recycle_timeout(Some(options.recycle))
+}
+
+/// Adds `connect_timeout` to a PostgreSQL URL that does not name one (the migrations' own
+/// connection uses it too).
+fn with_connect_timeout(url: &str, connect: std::time::Duration) -> String {
+    if url.contains("connect_timeout=") {
+        return url.to_string();
+    }
+    let sep = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{sep}connect_timeout={}", connect.as_secs().max(1))
+}
+
+/// A new PostgreSQL connection: statements may run for `statement` at most, and a transaction
+/// left idle (a client gone mid-transaction) is ended by the server after as long.
+fn setup_pg(url: &str, statement: std::time::Duration) -> BoxFuture<'_, diesel::ConnectionResult<AsyncPgConnection>> {
     async move {
         use diesel_async::AsyncConnection;
-        let mut conn = SqliteConn::establish(url).await?;
-        conn.batch_execute(SQLITE_PRAGMAS)
+        let mut conn = AsyncPgConnection::establish(url).await?;
+        let ms = statement.as_millis().max(1);
+        conn.batch_execute(&format!("SET statement_timeout = {ms}; SET idle_in_transaction_session_timeout = {ms};"))
             .await
             .map_err(ConnectionError::CouldntSetupConfiguration)?;
         Ok(conn)
     }
     .boxed()
+}
+
+fn setup_sqlite<'a>(url: &'a str, pragmas: &'static str) -> BoxFuture<'a, diesel::ConnectionResult<SqliteConn>> {
+    async move {
+        use diesel_async::AsyncConnection;
+        let mut conn = SqliteConn::establish(url).await?;
+        conn.batch_execute(pragmas)
+            .await
+            .map_err(ConnectionError::CouldntSetupConfiguration)?;
+        Ok(conn)
+    }
+    .boxed()
+}
+
+/// The check a pooled SQLite connection passes before it is handed out again (in place of
+/// the pool's `SELECT 1`, at the same cost): it must not be inside a transaction. `db_tx!`
+/// never leaves one open, so this is the second line of defence: an open transaction would
+/// hold the database's write lock, and writes on this connection would join it and could be
+/// rolled back with it. SQLite answers ROLLBACK outside a transaction with "no transaction is
+/// active"; anything else discards the connection.
+fn recycle_sqlite(conn: &mut SqliteConn) -> BoxFuture<'_, diesel::QueryResult<()>> {
+    async move {
+        match conn.batch_execute("ROLLBACK").await {
+            Ok(()) => {
+                tracing::warn!("a pooled SQLite connection was still inside a transaction; it was rolled back");
+                Ok(())
+            }
+            Err(diesel::result::Error::DatabaseError(_, info)) if info.message().contains("no transaction is active") => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+    .boxed()
+}
+
+/// Runs a transaction (see `db_tx!`) on a task of its own, so that dropping the caller's
+/// future (a client that went away) cannot stop it between BEGIN and COMMIT.
+/// The caller stops waiting after `bound` (a database that stopped answering) and hears
+/// `Unavailable`; the task itself still ends its transaction when the database answers.
+pub(crate) async fn uncancellable<T: Send + 'static>(
+    bound: std::time::Duration,
+    work: impl std::future::Future<Output = StoreResult<T>> + Send + 'static,
+) -> StoreResult<T> {
+    match tokio::time::timeout(bound, tokio::spawn(work)).await {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(e)) => Err(StoreError::Connection(format!("the transaction's task failed: {e}"))),
+        Err(_) => Err(StoreError::Unavailable(DATABASE_UNAVAILABLE.into())),
+    }
 }
 
 async fn run_blocking<T: Send + 'static>(

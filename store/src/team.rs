@@ -199,7 +199,7 @@ impl Store {
     /// no such invitation; `Conflict` when the user already owns the bot or is on its team.
     pub async fn accept_invitation(&self, bot_id: &str, member_id: &str, user_id: &str) -> StoreResult<TeamMember> {
         let now = time::now();
-        db_tx!(self, |conn| async move {
+        db_tx!(self, owned(bot_id, member_id, user_id), |conn| async move {
             let member: TeamMember = team_members::table
                 .find(member_id)
                 .filter(team_members::bot_id.eq(bot_id))
@@ -219,7 +219,7 @@ impl Store {
                 .count()
                 .get_result(conn)
                 .await?;
-            if owner == user_id || already > 0 {
+            if owner == *user_id || already > 0 {
                 return Err(StoreError::Conflict("already on the team".into()));
             }
             diesel::update(team_members::table.find(member_id))

@@ -74,3 +74,27 @@ impl Store {
         Ok(())
     }
 }
+
+impl Store {
+    /// A transaction that writes an activity entry `action` for `user_id`, then holds the
+    /// transaction open for `hold` before committing: what a slow request looks like to a
+    /// client that gives up (and drops the future) halfway.
+    pub async fn hold_transaction(&self, user_id: &str, action: &str, hold: std::time::Duration) -> StoreResult<()> {
+        use crate::models::Activity;
+        use crate::schema::activity_log;
+        use diesel_async::RunQueryDsl;
+        let row = Activity {
+            id: crate::new_id(),
+            user_id: Some(user_id.to_string()),
+            bot_id: None,
+            action: action.to_string(),
+            kind: "test".into(),
+            created_at: crate::time::now(),
+        };
+        db_tx!(self, |conn| async move {
+            diesel::insert_into(activity_log::table).values(&row).execute(conn).await?;
+            tokio::time::sleep(hold).await;
+            Ok(())
+        })
+    }
+}

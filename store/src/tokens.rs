@@ -69,7 +69,7 @@ impl Store {
             created_at: now,
         };
         let insert = row.clone();
-        db_tx!(self, |conn| async move {
+        db_tx!(self, owned(user_id), |conn| async move {
             diesel::update(
                 email_tokens::table
                     .filter(email_tokens::user_id.eq(user_id))
@@ -108,7 +108,7 @@ impl Store {
     /// user has since changed, a reset for an address that is no longer theirs). `Conflict`
     /// when a new address was taken by another account meanwhile.
     pub async fn redeem_email_token(&self, id: &str, effect: Redeem, now: NaiveDateTime) -> StoreResult<User> {
-        db_tx!(self, |conn| async move {
+        db_tx!(self, owned(id), |conn| async move {
             let token: EmailToken = email_tokens::table
                 .find(id)
                 .filter(email_tokens::used_at.is_null())

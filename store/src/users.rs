@@ -113,7 +113,7 @@ impl Store {
 
     pub async fn update_profile(&self, id: &str, update: ProfileUpdate) -> StoreResult<User> {
         let now = time::now();
-        db_tx!(self, |conn| async move {
+        db_tx!(self, owned(id), |conn| async move {
             let mut user: User = users::table.find(id).first(conn).await?;
             if let Some(name) = update.name {
                 user.name = name.trim().to_string();

@@ -33,6 +33,7 @@ on_both_backends!(
     a_password_reset_raises_the_token_version_and_verifies,
     invitations_by_token_expire_renew_and_are_removed,
     the_outbox_claims_each_mail_once_and_backs_off,
+    a_transaction_whose_caller_gives_up_still_ends_and_later_writes_are_kept,
 );
 
 fn signed_in(outcome: IdentitySignIn) -> parley_store::models::User {
@@ -493,4 +494,44 @@ async fn the_outbox_claims_each_mail_once_and_backs_off(backend: Backend) {
         .unwrap();
     store.mail_attempt_failed(&doomed.id, "gave up", None).await.unwrap();
     assert_eq!(store.outbox(10).await.unwrap().iter().find(|m| m.id == doomed.id).unwrap().status, "failed");
+}
+
+/// Finding 1 of the hardening issue: a request dropped between BEGIN and COMMIT (a client that
+/// resets its connection) must not leave a pooled connection inside the transaction, holding
+/// SQLite's write lock (later writers then time out) and swallowing the single-statement
+/// writes that land on it (rolled back later, lost).
+async fn a_transaction_whose_caller_gives_up_still_ends_and_later_writes_are_kept(backend: Backend) {
+    use std::time::{Duration, Instant};
+    let (db, store) = store(backend).await;
+    let u = user(&store, "ann@example.com").await;
+    // More than one idle connection in the pool, as on a server that has been busy.
+    let (a, b, c) = tokio::join!(store.user_by_id(&u.id), store.user_by_id(&u.id), store.user_by_id(&u.id));
+    assert!(a.is_ok() && b.is_ok() && c.is_ok());
+
+    let gave_up = tokio::time::timeout(Duration::from_millis(100), store.hold_transaction(&u.id, "held", Duration::from_millis(400))).await;
+    assert!(gave_up.is_err(), "the caller stops waiting halfway through the transaction");
+
+    let started = Instant::now();
+    store.log_activity(Some(&u.id), None, "test", "single write after").await.expect("a single-statement write works");
+    let other = store
+        .create_user(NewUser { email: "bob@example.com".into(), name: "Bob".into(), password_hash: None, profile_picture: None })
+        .await
+        .expect("a transaction works");
+    store.log_activity(Some(&other.id), None, "test", "second write").await.expect("another write works");
+    assert!(started.elapsed() < Duration::from_secs(3), "writes waited {:?}", started.elapsed());
+
+    // The abandoned transaction ends in its own time (committed, on its own task).
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !store.recent_activity(&u.id, 50).await.unwrap().iter().any(|(a, _)| a.action == "held") {
+        assert!(Instant::now() < deadline, "the transaction that began was never finished");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Nothing is lost, as seen from a fresh start on the same data.
+    drop(store);
+    let store = db.open().await.expect("reopen");
+    let actions: Vec<String> = store.recent_activity(&u.id, 50).await.unwrap().into_iter().map(|(a, _)| a.action).collect();
+    assert!(actions.contains(&"single write after".to_string()), "{actions:?}");
+    assert!(actions.contains(&"held".to_string()), "{actions:?}");
+    assert!(store.user_by_email("bob@example.com").await.unwrap().is_some());
+    assert_eq!(store.recent_activity(&other.id, 50).await.unwrap().len(), 1);
 }

@@ -34,6 +34,9 @@ pub struct OpenAiAnswerer {
     /// Longest wait for the response to start, and between two streamed chunks.
     timeout: Duration,
     timeout_secs: u64,
+    /// Longest reply one call may generate (`max_completion_tokens`): a bound on what one
+    /// visitor message can cost the owner at the provider.
+    max_tokens: u32,
     thresholds: ConfidenceThresholds,
 }
 
@@ -57,12 +60,15 @@ impl OpenAiAnswerer {
         let config = OpenAIConfig::new()
             .with_api_base(llm.base_url.trim_end_matches('/'))
             .with_api_key(llm.api_key.clone());
-        let timeout_secs = llm.timeout_secs.max(1);
+        // The settings refuse an absurd value; clamped here too, as a deadline far enough in
+        // the future overflows the clock.
+        let timeout_secs = llm.timeout_secs.clamp(1, parley_config::MAX_LLM_TIMEOUT_SECS);
         Ok(Self {
             client: Client::with_config(config),
             model: llm.model.clone(),
             timeout: Duration::from_secs(timeout_secs),
             timeout_secs,
+            max_tokens: llm.max_tokens.max(1),
             thresholds: DEFAULT_THRESHOLDS,
         })
     }
@@ -91,6 +97,7 @@ impl OpenAiAnswerer {
             model: self.model.clone(),
             messages,
             stream: Some(true),
+            max_completion_tokens: Some(self.max_tokens),
             ..CreateChatCompletionRequest::default()
         }
     }
@@ -272,6 +279,7 @@ mod tests {
             model: "m".into(),
             api_key: String::new(),
             timeout_secs: 5,
+            max_tokens: 256,
         };
         let answerer = OpenAiAnswerer::new(&settings).unwrap();
         let history: Vec<super::super::Turn> = (0..15)

@@ -9,6 +9,11 @@
 //! IP literals are checked directly, host names through a resolver that refuses a name if any
 //! of its addresses is private, loopback, link-local, unspecified or otherwise not public; the
 //! connection then goes to exactly the addresses that were checked.
+//!
+//! A hostile site must not hold the server: the CPU work of a crawl (reading robots.txt,
+//! sitemaps and pages, matching links against robots.txt) runs on the blocking pool, the queue
+//! and the set of addresses seen are bounded by a small multiple of `max_pages`, and robots.txt
+//! keeps at most `MAX_ROBOTS_RULES` rules.
 
 use std::collections::{HashSet, VecDeque};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
@@ -18,7 +23,7 @@ use std::time::Duration;
 use parley_config::CrawlerSettings;
 use url::Url;
 
-use super::html::{nesting_estimate, parse_html, MAX_NESTING};
+use super::html::{read_page, HtmlPage};
 use super::{IngestError, IngestResult};
 
 /// The token matched against robots.txt `User-agent` lines.
@@ -26,6 +31,15 @@ pub const ROBOTS_AGENT: &str = "parley";
 pub const USER_AGENT: &str = concat!("ParleyBot/", env!("CARGO_PKG_VERSION"), " (+https://github.com/parley)");
 const MAX_REDIRECTS: usize = 5;
 const MAX_SITEMAPS: usize = 5;
+/// Addresses waiting in the queue, and addresses remembered as seen, per page of `max_pages`:
+/// links past these are dropped (a crawl reads `max_pages` pages at most anyway).
+const QUEUED_PER_PAGE: usize = 4;
+const SEEN_PER_PAGE: usize = 10;
+/// Rules kept from robots.txt (of the group that applies), the longest pattern considered, and
+/// the most sitemaps it may name: a hostile robots.txt cannot make every link check slow.
+pub const MAX_ROBOTS_RULES: usize = 500;
+pub const MAX_ROBOTS_PATTERN: usize = 512;
+const MAX_ROBOTS_SITEMAPS: usize = 50;
 
 /// One page read: its final URL (after redirects), title and readable text.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,16 +95,14 @@ impl Crawler {
     ) -> IngestResult<CrawlResult> {
         let start = parse_start_url(start)?;
         self.check_address(&start)?;
-        let robots = self.robots(&start).await;
+        let robots = Arc::new(self.robots(&start).await);
         let mut result = CrawlResult::default();
-        let mut queue: VecDeque<(Url, usize)> = VecDeque::new();
-        let mut seen: HashSet<String> = HashSet::new();
-        seen.insert(key(&start));
-        queue.push_back((start.clone(), 0));
+        let mut frontier = Frontier::new(self.settings.max_pages);
+        frontier.push(start.clone(), 0);
         if self.settings.max_depth > 0 {
             for url in self.sitemap_urls(&start, &robots).await {
-                if same_site(&start, &url) && seen.insert(key(&url)) {
-                    queue.push_back((url, 1));
+                if same_site(&start, &url) {
+                    frontier.push(url, 1);
                 }
             }
         }
@@ -99,11 +111,13 @@ impl Crawler {
             report(CrawlReport::Skipped { url: url.to_string(), reason: reason.clone() });
             result.skipped.push((url.to_string(), reason));
         };
-        while let Some((url, depth)) = queue.pop_front() {
+        while let Some((url, depth)) = frontier.pop() {
             if result.pages.len() >= self.settings.max_pages {
                 break;
             }
-            if !robots.allowed(&url) {
+            // Checked when taken from the queue (at most `SEEN_PER_PAGE` × max pages times in
+            // a crawl, however many links the pages hold), on the blocking pool.
+            if !allowed_by(&robots, &url).await {
                 skip(report, &mut result, &url, "disallowed by robots.txt".into());
                 continue;
             }
@@ -121,28 +135,36 @@ impl Crawler {
                 }
             };
             if !fetched.is_html {
-                skip(report, &mut result, &url, "not an HTML page".into());
+                skip(report, &mut result, &fetched.url, "not an HTML page".into());
                 continue;
             }
-            let final_key = key(&fetched.url);
-            if fetched.url != url && !seen.insert(final_key) {
+            if fetched.url != url && !frontier.see(&fetched.url) {
                 continue; // a redirect to a page already queued or read
             }
-            if nesting_estimate(&fetched.body) > MAX_NESTING {
-                skip(report, &mut result, &fetched.url, "the page is nested too deeply to read".into());
-                continue;
-            }
-            let (body, base) = (fetched.body, fetched.url.clone());
-            let Ok(page) = tokio::task::spawn_blocking(move || parse_html(&body, &base)).await else {
-                skip(report, &mut result, &fetched.url, "the page could not be parsed".into());
-                continue;
-            };
-            if depth < self.settings.max_depth && !page.nofollow {
-                for link in page.links {
-                    if same_site(&start, &link) && seen.insert(key(&link)) {
-                        queue.push_back((link, depth + 1));
-                    }
+            // Parsing on the blocking pool.
+            let follow = depth < self.settings.max_depth;
+            let (body, base, site) = (fetched.body, fetched.url.clone(), start.clone());
+            let read = tokio::task::spawn_blocking(move || {
+                read_page(&body, &base).map(|mut page: HtmlPage| {
+                    let mut links = if follow && !page.nofollow { std::mem::take(&mut page.links) } else { Vec::new() };
+                    links.retain(|link| same_site(&site, link));
+                    (page, links)
+                })
+            })
+            .await;
+            let (page, links) = match read {
+                Ok(Ok(read)) => read,
+                Ok(Err(reason)) => {
+                    skip(report, &mut result, &fetched.url, reason.into());
+                    continue;
                 }
+                Err(_) => {
+                    skip(report, &mut result, &fetched.url, "the page could not be parsed".into());
+                    continue;
+                }
+            };
+            for link in links {
+                frontier.push(link, depth + 1);
             }
             if page.noindex {
                 skip(report, &mut result, &fetched.url, "the page asks not to be indexed".into());
@@ -249,7 +271,7 @@ impl Crawler {
     async fn robots(&self, start: &Url) -> Robots {
         let Ok(url) = start.join("/robots.txt") else { return Robots::default() };
         match self.fetch(&url, start, &Robots::default(), true).await {
-            Ok(f) => parse_robots(&f.body, ROBOTS_AGENT),
+            Ok(f) => tokio::task::spawn_blocking(move || parse_robots(&f.body, ROBOTS_AGENT)).await.unwrap_or_default(),
             Err(e) => {
                 tracing::debug!(%url, error = %e, "no robots.txt");
                 Robots::default()
@@ -279,14 +301,17 @@ impl Crawler {
             }
             read += 1;
             let Ok(f) = self.fetch(&sitemap, start, robots, true).await else { continue };
-            let (is_index, locs) = parse_sitemap(&f.body);
+            let Ok((is_index, locs)) = tokio::task::spawn_blocking(move || parse_sitemap(&f.body)).await else { continue };
+            let cap = self.settings.max_pages.saturating_mul(QUEUED_PER_PAGE);
             for loc in locs.into_iter().filter_map(|l| Url::parse(&l).ok()) {
                 if is_index {
-                    if same_site(start, &loc) {
+                    if same_site(start, &loc) && sitemaps.len() < MAX_SITEMAPS {
                         sitemaps.push_back(loc);
                     }
-                } else {
+                } else if pages.len() < cap {
                     pages.push(loc);
+                } else {
+                    break;
                 }
             }
         }
@@ -298,6 +323,60 @@ struct Fetched {
     url: Url,
     is_html: bool,
     body: String,
+}
+
+/// The addresses still to read, and those already queued or read, both bounded: past the
+/// bounds new links are dropped, so a site of a million links costs no more than a small one.
+struct Frontier {
+    queue: VecDeque<(Url, usize)>,
+    seen: HashSet<String>,
+    max_queued: usize,
+    max_seen: usize,
+}
+
+impl Frontier {
+    fn new(max_pages: usize) -> Frontier {
+        let pages = max_pages.max(1);
+        Frontier {
+            queue: VecDeque::new(),
+            seen: HashSet::new(),
+            max_queued: pages.saturating_mul(QUEUED_PER_PAGE),
+            max_seen: pages.saturating_mul(SEEN_PER_PAGE),
+        }
+    }
+
+    /// Queues `url` unless it was seen or the queue is full.
+    fn push(&mut self, url: Url, depth: usize) {
+        if self.queue.len() >= self.max_queued {
+            return;
+        }
+        if self.see(&url) {
+            self.queue.push_back((url, depth));
+        }
+    }
+
+    /// Remembers `url`; false when it was seen before. Once the set is full nothing more is
+    /// remembered, and nothing more is queued either (`push` refuses what it cannot remember).
+    fn see(&mut self, url: &Url) -> bool {
+        let key = key(url);
+        if self.seen.contains(&key) {
+            return false;
+        }
+        if self.seen.len() >= self.max_seen {
+            return false;
+        }
+        self.seen.insert(key)
+    }
+
+    fn pop(&mut self) -> Option<(Url, usize)> {
+        self.queue.pop_front()
+    }
+}
+
+/// Whether robots.txt allows `url`, matched on the blocking pool.
+async fn allowed_by(robots: &Arc<Robots>, url: &Url) -> bool {
+    let (robots, url) = (Arc::clone(robots), url.clone());
+    tokio::task::spawn_blocking(move || robots.allowed(&url)).await.unwrap_or(false)
 }
 
 /// The start address as typed: a missing scheme means https.
@@ -477,10 +556,14 @@ pub fn parse_robots(text: &str, agent: &str) -> Robots {
             "allow" | "disallow" => {
                 in_agents = false;
                 if let Some(g) = groups.last_mut() {
-                    g.rules.push((field == "allow", value.to_string()));
+                    // Past the caps a rule is ignored: a hostile file cannot make every
+                    // link check slow.
+                    if g.rules.len() < MAX_ROBOTS_RULES && value.len() <= MAX_ROBOTS_PATTERN {
+                        g.rules.push((field == "allow", value.to_string()));
+                    }
                 }
             }
-            "sitemap" => sitemaps.push(value.to_string()),
+            "sitemap" if sitemaps.len() < MAX_ROBOTS_SITEMAPS => sitemaps.push(value.to_string()),
             _ => {}
         }
     }
@@ -490,7 +573,8 @@ pub fn parse_robots(text: &str, agent: &str) -> Robots {
         groups.iter().filter(|g| g.agents.iter().any(|a| a.contains(agent.as_str()))).collect();
     let chosen: Vec<&Group> =
         if ours.is_empty() { groups.iter().filter(|g| g.agents.iter().any(|a| a == "*")).collect() } else { ours };
-    Robots { rules: chosen.into_iter().flat_map(|g| g.rules.iter().cloned()).collect(), sitemaps }
+    let rules = chosen.into_iter().flat_map(|g| g.rules.iter().cloned()).take(MAX_ROBOTS_RULES).collect();
+    Robots { rules, sitemaps }
 }
 
 /// robots.txt patterns: a path prefix where `*` matches any run and a final `$` anchors.
@@ -569,6 +653,41 @@ mod tests {
         assert!(wild.allowed(&u("https://e.com/a/b.pdf.html")));
         assert!(!wild.allowed(&u("https://e.com/search?q=1")));
         assert!(parse_robots("", ROBOTS_AGENT).allowed(&u("https://e.com/")));
+    }
+
+    #[test]
+    fn robots_keeps_a_bounded_number_of_rules_and_matching_stays_fast() {
+        let mut txt = "User-agent: *\nDisallow: /first\n".to_string();
+        for i in 0..100_000 {
+            txt.push_str(&format!("Disallow: /*a*b*c*d*{i}$\n"));
+        }
+        txt.push_str(&format!("Disallow: /{}\nSitemap: https://e.com/s.xml\n", "x".repeat(100_000)));
+        let r = parse_robots(&txt, ROBOTS_AGENT);
+        assert_eq!(r.rules.len(), MAX_ROBOTS_RULES);
+        assert!(!r.allowed(&u("https://e.com/first/page")));
+        let long = u(&format!("https://e.com/{}", "ab".repeat(1000)));
+        // A crawl checks at most SEEN_PER_PAGE × max pages addresses (500 by default), each
+        // against at most MAX_ROBOTS_RULES rules.
+        let started = std::time::Instant::now();
+        for _ in 0..20 {
+            r.allowed(&long);
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(2), "{:?}", started.elapsed());
+    }
+
+    #[test]
+    fn the_frontier_is_bounded_by_a_multiple_of_the_page_cap() {
+        let mut f = Frontier::new(5);
+        for i in 0..10_000 {
+            f.push(u(&format!("https://e.com/p{i}")), 1);
+        }
+        assert_eq!(f.queue.len(), 5 * QUEUED_PER_PAGE);
+        while f.pop().is_some() {}
+        for i in 0..10_000 {
+            f.push(u(&format!("https://e.com/q{i}")), 1);
+        }
+        assert!(f.seen.len() <= 5 * SEEN_PER_PAGE, "{}", f.seen.len());
+        assert!(!f.see(&u("https://e.com/p0")), "seen stays seen");
     }
 
     #[test]

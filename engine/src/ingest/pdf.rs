@@ -1,7 +1,10 @@
 //! PDF text extraction with lopdf, page by page. Parsing runs on the blocking pool under a size
-//! bound (checked before reading), a bound on each page's decompressed content, and a time
-//! bound; a hostile or broken file fails its own source and never takes the process down
-//! (lopdf runs under `catch_unwind` as a last guard).
+//! bound (checked before reading), a budget for everything the file decompresses to (each
+//! stream read while loading, and all page contents together: a small file can inflate a
+//! thousandfold, and page after page of one shared bomb once made a 100 KB file cost
+//! gigabytes of work), a bound on each page, and a time bound; a hostile or broken file fails
+//! its own source and never takes the process down (lopdf runs under `catch_unwind` as a last
+//! guard).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
@@ -16,13 +19,21 @@ pub struct PdfLimits {
     pub max_bytes: u64,
     /// Largest decompressed content of one page.
     pub max_page_content: usize,
+    /// Most the whole file may decompress to: any one stream while loading, and all page
+    /// contents together while extracting.
+    pub max_decompressed: usize,
     /// Longest time one file may take.
     pub timeout: Duration,
 }
 
 impl Default for PdfLimits {
     fn default() -> Self {
-        PdfLimits { max_bytes: 10 * 1024 * 1024, max_page_content: 32 * 1024 * 1024, timeout: Duration::from_secs(60) }
+        PdfLimits {
+            max_bytes: 10 * 1024 * 1024,
+            max_page_content: 32 * 1024 * 1024,
+            max_decompressed: 64 * 1024 * 1024,
+            timeout: Duration::from_secs(60),
+        }
     }
 }
 
@@ -60,7 +71,7 @@ pub fn extract_pdf_bytes(bytes: &[u8], limits: PdfLimits) -> IngestResult<PdfTex
     if !looks_like_pdf(bytes) {
         return Err(IngestError::NotPdf);
     }
-    let outcome = catch_unwind(AssertUnwindSafe(|| extract(bytes, limits.max_page_content)));
+    let outcome = catch_unwind(AssertUnwindSafe(|| extract(bytes, limits)));
     match outcome {
         Ok(result) => result,
         Err(_) => Err(IngestError::BadPdf("the file is damaged".into())),
@@ -73,14 +84,51 @@ fn looks_like_pdf(bytes: &[u8]) -> bool {
     head.windows(5).any(|w| w == b"%PDF-")
 }
 
-fn extract(bytes: &[u8], max_page_content: usize) -> IngestResult<PdfText> {
-    let doc = lopdf::Document::load_mem(bytes).map_err(|e| IngestError::BadPdf(e.to_string()))?;
-    let numbers: Vec<u32> = doc.get_pages().keys().copied().collect();
-    let page_count = u32::try_from(numbers.len()).unwrap_or(u32::MAX);
+/// The reason a file over its decompression budget fails with.
+fn too_expanded(limit: usize) -> IngestError {
+    IngestError::BadPdf(format!(
+        "it expands to more than {} MB when decompressed, which looks like a decompression bomb",
+        limit / (1024 * 1024)
+    ))
+}
+
+fn is_bomb(e: &lopdf::Error) -> bool {
+    matches!(e, lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded { .. }))
+}
+
+fn extract(bytes: &[u8], limits: PdfLimits) -> IngestResult<PdfText> {
+    let budget = limits.max_decompressed.max(1);
+    let options = lopdf::LoadOptions { max_decompressed_size: Some(budget), ..lopdf::LoadOptions::default() };
+    let doc = lopdf::Document::load_mem_with_options(bytes, options).map_err(|e| {
+        if is_bomb(&e) {
+            too_expanded(budget)
+        } else {
+            IngestError::BadPdf(e.to_string())
+        }
+    })?;
+    let numbered: Vec<(u32, lopdf::ObjectId)> = doc.get_pages().into_iter().collect();
+    let page_count = u32::try_from(numbered.len()).unwrap_or(u32::MAX);
     let mut pages = Vec::new();
     let mut first_error = None;
-    for n in numbers {
-        match doc.extract_text_with_limit(&[n], max_page_content) {
+    let mut left = budget;
+    for (n, page_id) in numbered {
+        // What this page decompresses to counts against the file's budget (pages may share one
+        // content stream, so each page is counted).
+        if left == 0 {
+            return Err(too_expanded(budget));
+        }
+        let allowed = left.min(limits.max_page_content);
+        let size = match doc.get_page_content_with_limit(page_id, allowed) {
+            Ok(content) => content.len(),
+            Err(e) if is_bomb(&e) && allowed < limits.max_page_content => return Err(too_expanded(budget)),
+            Err(e) => {
+                tracing::debug!(page = n, error = %e, "PDF page skipped");
+                first_error.get_or_insert(e.to_string());
+                continue;
+            }
+        };
+        left = left.saturating_sub(size);
+        match doc.extract_text_with_limit(&[n], size.max(1)) {
             Ok(text) => {
                 let text = clean(&text);
                 if !text.is_empty() {
@@ -146,6 +194,51 @@ mod tests {
     fn truncated_pdf_fails_cleanly() {
         let r = extract_pdf_bytes(b"%PDF-1.5\n1 0 obj << /Type /Catalog /Pages 2 0 R >>\nendobj\nxref\n0 3\n", PdfLimits::default());
         assert!(matches!(r, Err(IngestError::BadPdf(_)) | Err(IngestError::NoText)), "{r:?}");
+    }
+
+    #[test]
+    fn a_decompression_bomb_is_refused_quickly() {
+        let bomb = bomb_pdf(200, 8 * 1024 * 1024);
+        assert!(bomb.len() < 200_000, "{} bytes", bomb.len());
+        let started = std::time::Instant::now();
+        let outcome = extract_pdf_bytes(&bomb, PdfLimits::default());
+        let took = started.elapsed();
+        match outcome {
+            Err(IngestError::BadPdf(reason)) => assert!(reason.contains("decompression bomb"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+    }
+
+    /// `pages` pages that all show one content stream of `inflated` bytes (blanks around a
+    /// line of text), compressed to a few kilobytes.
+    pub(crate) fn bomb_pdf(pages: usize, inflated: usize) -> Vec<u8> {
+        use lopdf::{dictionary, Document, Object, Stream};
+        let mut doc = Document::with_version("1.5");
+        let pages_id = doc.new_object_id();
+        let font_id = doc.add_object(dictionary! { "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica" });
+        let resources_id = doc.add_object(dictionary! { "Font" => dictionary! { "F1" => font_id } });
+        let mut content = b"BT /F1 12 Tf 72 720 Td (boom) Tj ET".to_vec();
+        content.resize(inflated, b' ');
+        let mut stream = Stream::new(dictionary! {}, content);
+        stream.compress().unwrap();
+        let content_id = doc.add_object(stream);
+        let kids: Vec<Object> = (0..pages)
+            .map(|_| {
+                doc.add_object(dictionary! {
+                    "Type" => "Page", "Parent" => pages_id, "Contents" => content_id, "Resources" => resources_id,
+                    "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+                })
+                .into()
+            })
+            .collect();
+        let count = kids.len() as i64;
+        doc.objects.insert(pages_id, Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => count }));
+        let catalog_id = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+        doc.trailer.set("Root", catalog_id);
+        let mut out = Vec::new();
+        doc.save_to(&mut out).unwrap();
+        out
     }
 
     #[test]

@@ -70,18 +70,40 @@ pub struct Trainer {
     chunking: ChunkConfig,
     /// Shared by every clone: one run per source or pair at a time.
     inflight: Arc<InFlight>,
+    /// Shared by every clone: sources trained at once (`training.max_concurrent`), so a burst
+    /// of uploads or crawls cannot take every core and the memory they need.
+    slots: Arc<tokio::sync::Semaphore>,
+}
+
+/// Sources trained at once: `configured`, or one per core.
+fn training_slots(configured: usize) -> usize {
+    if configured > 0 {
+        configured
+    } else {
+        std::thread::available_parallelism().map(usize::from).unwrap_or(2)
+    }
 }
 
 impl Trainer {
+    /// How many sources may be trained at once now (for tests and diagnostics).
+    pub fn free_training_slots(&self) -> usize {
+        self.slots.available_permits()
+    }
+
     pub fn new(store: Store, settings: &Settings) -> Trainer {
         Trainer {
             store,
             embedder: None,
             events: None,
             crawler: settings.crawler.clone(),
-            pdf: PdfLimits { max_bytes: settings.uploads.max_pdf_bytes as u64, ..PdfLimits::default() },
+            pdf: PdfLimits {
+                max_bytes: settings.uploads.max_pdf_bytes as u64,
+                max_decompressed: settings.training.max_pdf_decompressed_bytes,
+                ..PdfLimits::default()
+            },
             chunking: ChunkConfig::default(),
             inflight: Arc::new(InFlight::default()),
+            slots: Arc::new(tokio::sync::Semaphore::new(training_slots(settings.training.max_concurrent))),
         }
     }
 
@@ -237,6 +259,8 @@ impl Trainer {
     }
 
     async fn train_source_once(&self, source_id: &str) -> IngestResult<TrainingStatus> {
+        // Waits its turn; the source stays `processing` meanwhile.
+        let _slot = self.slots.acquire().await.map_err(|e| IngestError::Io(format!("training stopped: {e}")))?;
         let source = self.store.source(source_id).await?.ok_or(IngestError::NotFound)?;
         let item = TrainedItem::Source(source.id.clone());
         let outcome = match self.prepare_source(&source).await {
@@ -312,7 +336,11 @@ impl Trainer {
             }
             None => return Err(IngestError::Invalid(format!("unknown source kind {:?}", source.kind))),
         };
-        let chunks = chunk_sections(&sections, self.chunking);
+        // Chunking a crawl's or a PDF's text is CPU work: the blocking pool, not a worker.
+        let chunking = self.chunking;
+        let chunks = tokio::task::spawn_blocking(move || chunk_sections(&sections, chunking))
+            .await
+            .map_err(|e| IngestError::Io(format!("chunking stopped: {e}")))?;
         if chunks.is_empty() {
             return Err(IngestError::NoText);
         }

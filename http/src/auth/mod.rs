@@ -8,6 +8,7 @@ pub mod links;
 pub mod oauth;
 pub mod password;
 pub mod secrets;
+pub mod throttle;
 pub mod tokens;
 
 pub use caller::{Caller, CallerError, Visitor};

@@ -112,6 +112,22 @@ pub fn security_alert(name: &str, what: &str) -> Template {
     )
 }
 
+/// A bot's budget for new conversations was used up (possibly a script using up the plan).
+pub fn conversation_budget(bot_name: &str, what: &str, link: &str) -> Template {
+    compose(
+        format!("New conversations on {bot_name} were paused"),
+        "Hello,",
+        &[
+            what.to_string(),
+            "This protects your plan's monthly conversations from being used up by a script. If the traffic is real, raise \
+             realtime.new_conversations_per_bot_per_hour in the server's settings."
+                .into(),
+        ],
+        Some(("Open the dashboard", link)),
+        "You get these mails because email notifications are on in your settings.",
+    )
+}
+
 /// A visitor asked for a person while no agent of the bot was online.
 pub fn support_request(bot_name: &str, customer: &str, message: &str, link: &str) -> Template {
     let mut paragraphs = vec![format!("A customer ({customer}) asked for human support on \"{bot_name}\" and no agent is online.")];

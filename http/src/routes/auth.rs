@@ -3,7 +3,7 @@
 
 use actix_web::http::header::LOCATION;
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
 use parley_store::tokens::{Purpose, Redeem};
 use parley_store::users::{IdentitySignIn, NewUser};
 use parley_store::{time, StoreError};
@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::auth::oauth::{self, Provider};
-use crate::auth::{links, password, AuthUser};
+use crate::auth::{links, AuthUser};
 use crate::domain::{person_name, Email, Password};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
@@ -41,7 +41,13 @@ struct SignupBody {
     name: Option<String>,
 }
 
-async fn signup(state: web::Data<AppState>, body: web::Json<SignupBody>) -> ApiResult<HttpResponse> {
+/// The caller's address, for the per-IP budget of the sign-in family of routes.
+fn client_ip(req: &HttpRequest) -> Option<std::net::IpAddr> {
+    req.peer_addr().map(|a| a.ip())
+}
+
+async fn signup(state: web::Data<AppState>, req: HttpRequest, body: web::Json<SignupBody>) -> ApiResult<HttpResponse> {
+    state.auth_throttle.attempt_from(client_ip(&req))?;
     let email = Email::parse(&body.email)?;
     let password = Password::parse_confirmed(&body.password, &body.confirm_password)?;
     let name = match &body.name {
@@ -49,7 +55,7 @@ async fn signup(state: web::Data<AppState>, body: web::Json<SignupBody>) -> ApiR
         None => String::new(),
     };
     let name = if name.is_empty() { email.as_str().split('@').next().unwrap_or_default().to_string() } else { name };
-    let hash = password::hash(password.expose()).await?;
+    let hash = state.hasher.hash(password.expose()).await?;
     let user = state
         .store
         .create_user(NewUser { email: email.as_str().to_string(), name, password_hash: Some(hash), profile_picture: None })
@@ -72,23 +78,30 @@ struct LoginBody {
     password: String,
 }
 
-async fn login(state: web::Data<AppState>, body: web::Json<LoginBody>) -> ApiResult<HttpResponse> {
+async fn login(state: web::Data<AppState>, req: HttpRequest, body: web::Json<LoginBody>) -> ApiResult<HttpResponse> {
     const REFUSED: &str = "Invalid email or password";
+    state.auth_throttle.attempt_from(client_ip(&req))?;
+    // Locked before anything is looked up or hashed: known and unknown emails alike.
+    state.auth_throttle.check_account(&body.email)?;
     let user = match Email::parse(&body.email) {
         Ok(email) => state.store.user_by_email(email.as_str()).await?,
         Err(_) => None,
     };
     let matched = match user.as_ref().and_then(|u| u.password_hash.as_deref()) {
-        Some(hash) => password::verify(&body.password, hash).await?,
+        Some(hash) => state.hasher.verify(&body.password, hash).await?,
         None => {
-            password::dummy_verify(&body.password, &state.dummy_hash).await;
+            state.hasher.dummy_verify(&body.password, &state.dummy_hash).await?;
             false
         }
     };
     let user = match (user, matched) {
         (Some(user), true) => user,
-        _ => return Err(ApiError::unauthorized(REFUSED)),
+        _ => {
+            state.auth_throttle.failed(&body.email);
+            return Err(ApiError::unauthorized(REFUSED));
+        }
     };
+    state.auth_throttle.succeeded(&body.email);
     let token = state.tokens.issue_user(&user)?;
     Ok(HttpResponse::Ok().json(json!({"token": token, "user": views::user(&user)})))
 }
@@ -101,7 +114,8 @@ struct TokenBody {
 
 /// Follows a verification or email-change link (the dashboard's `/verify-email?token=` page
 /// posts it here; a GET would let a mail scanner confirm an address change by prefetching).
-async fn verify_email(state: web::Data<AppState>, body: web::Json<TokenBody>) -> ApiResult<HttpResponse> {
+async fn verify_email(state: web::Data<AppState>, req: HttpRequest, body: web::Json<TokenBody>) -> ApiResult<HttpResponse> {
+    state.auth_throttle.attempt_from(client_ip(&req))?;
     let link = links::check(&state, &body.token, &[Purpose::VerifyEmail, Purpose::ChangeEmail]).await?;
     let before = state.store.user_by_id(&link.user_id).await?.ok_or_else(|| ApiError::bad_request(links::INVALID_LINK))?;
     let user = state.store.redeem_email_token(&link.id, Redeem::ConfirmEmail, time::now()).await.map_err(|e| match e {
@@ -141,7 +155,8 @@ struct ForgotBody {
 
 /// 'Forgot password?': mails a reset link when the account exists. The answer is the same
 /// either way, so it does not tell who has an account.
-async fn forgot_password(state: web::Data<AppState>, body: web::Json<ForgotBody>) -> ApiResult<HttpResponse> {
+async fn forgot_password(state: web::Data<AppState>, req: HttpRequest, body: web::Json<ForgotBody>) -> ApiResult<HttpResponse> {
+    state.auth_throttle.attempt_from(client_ip(&req))?;
     let email = Email::parse(&body.email)?;
     if let Some(user) = state.store.user_by_email(email.as_str()).await? {
         // A second request within a minute is answered alike but sends nothing more.
@@ -166,10 +181,11 @@ struct ResetBody {
 }
 
 /// Sets a new password from a reset link; every session of the account ends.
-async fn reset_password(state: web::Data<AppState>, body: web::Json<ResetBody>) -> ApiResult<HttpResponse> {
+async fn reset_password(state: web::Data<AppState>, req: HttpRequest, body: web::Json<ResetBody>) -> ApiResult<HttpResponse> {
+    state.auth_throttle.attempt_from(client_ip(&req))?;
     let link = links::check(&state, &body.token, &[Purpose::ResetPassword]).await?;
     let new = Password::parse_confirmed(&body.password, &body.confirm_password)?;
-    let hash = password::hash(new.expose()).await?;
+    let hash = state.hasher.hash(new.expose()).await?;
     let user = state
         .store
         .redeem_email_token(&link.id, Redeem::ResetPassword { password_hash: hash }, time::now())
@@ -215,9 +231,11 @@ struct CallbackQuery {
 
 async fn oauth_callback(
     state: web::Data<AppState>,
+    req: HttpRequest,
     path: web::Path<String>,
     query: web::Query<CallbackQuery>,
 ) -> ApiResult<HttpResponse> {
+    state.auth_throttle.attempt_from(client_ip(&req))?;
     let (provider, _) = provider_of(&path)?;
     if let Some(error) = &query.error {
         // The person said no at the provider: back to the sign-in screen, saying so.

@@ -8,7 +8,7 @@ use parley_store::time;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::auth::{links, password, AuthUser};
+use crate::auth::{links, AuthUser};
 use crate::domain::{person_name, Email, Password};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
@@ -100,7 +100,9 @@ async fn update_profile(
             if given.is_empty() {
                 return Err(ApiError::validation("Enter your current password to change your email address"));
             }
-            if !password::verify(given, hash).await? {
+            state.auth_throttle.check_account(&user.email)?;
+            if !state.hasher.verify(given, hash).await? {
+                state.auth_throttle.failed(&user.email);
                 return Err(ApiError::validation("Current password is incorrect"));
             }
         }
@@ -164,12 +166,15 @@ async fn change_password(
 ) -> ApiResult<HttpResponse> {
     // An account made through Google or GitHub has no password yet and may set one.
     if let Some(hash) = &user.password_hash {
-        if !password::verify(&body.current_password, hash).await? {
+        // Guessing the current password is throttled like signing in.
+        state.auth_throttle.check_account(&user.email)?;
+        if !state.hasher.verify(&body.current_password, hash).await? {
+            state.auth_throttle.failed(&user.email);
             return Err(ApiError::validation("Current password is incorrect"));
         }
     }
     let new = Password::parse_confirmed(&body.new_password, &body.confirm_password)?;
-    let hash = password::hash(new.expose()).await?;
+    let hash = state.hasher.hash(new.expose()).await?;
     // Every session issued before ends; this one goes on with the fresh token returned.
     let updated = state.store.set_password_hash(&user.id, &hash).await?;
     state.engine.user_signed_out(&user.id);

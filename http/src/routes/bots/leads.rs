@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::auth::{BotAccess, ViewBot};
+use crate::domain::PageWindow;
 use crate::error::ApiResult;
 use crate::state::AppState;
 
@@ -29,9 +30,8 @@ pub fn lead_view(l: &Lead) -> Value {
 }
 
 pub async fn list(state: web::Data<AppState>, access: BotAccess<ViewBot>, q: web::Query<Page>) -> ApiResult<HttpResponse> {
-    let limit = q.limit.unwrap_or(50).clamp(1, 500);
-    let page = q.page.unwrap_or(1).max(1);
-    let (rows, total) = state.store.leads_of_bot(&access.bot.id, (page - 1) * limit, limit).await?;
+    let PageWindow { page, limit, offset } = PageWindow::new(q.page, q.limit, 50, 500);
+    let (rows, total) = state.store.leads_of_bot(&access.bot.id, offset, limit).await?;
     Ok(HttpResponse::Ok().json(json!({
         "leads": rows.iter().map(lead_view).collect::<Vec<_>>(),
         "total": total, "page": page, "limit": limit,

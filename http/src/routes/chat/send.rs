@@ -11,6 +11,7 @@ use serde_json::json;
 
 use crate::auth::caller::{visitor_token, Caller};
 use crate::error::{ApiError, ApiResult};
+use crate::limits::{ConversationTrip, TOO_MANY_NEW_CONVERSATIONS_FROM_YOU, TOO_MANY_NEW_CONVERSATIONS_ON_BOT};
 use crate::state::AppState;
 use crate::views::chat as view;
 use crate::visitor_guard::{self, CallOrigin};
@@ -43,6 +44,9 @@ pub async fn send(state: web::Data<AppState>, req: HttpRequest, body: web::Json<
             .ok_or_else(|| ApiError::unauthorized("This conversation needs its visitor token"))?;
     }
     visitor_guard::check(&state, &bot, CallOrigin::of(&req).as_ref(), session_id.as_deref())?;
+    if session_id.is_none() {
+        new_conversation_budget(&state, &req, &bot).await?;
+    }
     let outcome = state
         .engine
         .visitor_message(VisitorMessage { bot_id: body.bot_id.clone(), session_id, text: body.message, lead: body.lead_data, ack_on_save: false })
@@ -58,4 +62,23 @@ pub async fn send(state: web::Data<AppState>, req: HttpRequest, body: web::Json<
         "agentConnected": outcome.agent_connected,
         "offerHandoff": outcome.offer_handoff,
     })))
+}
+
+/// A new conversation spends one of the owner's plan: it must fit the caller's and the bot's
+/// budgets (see `limits::NewConversations`). When the bot's trips, its owner hears about it.
+async fn new_conversation_budget(state: &AppState, req: &HttpRequest, bot: &parley_engine::chat::BotInfo) -> ApiResult<()> {
+    let too_many = |message: &str| ApiError::new(actix_web::http::StatusCode::TOO_MANY_REQUESTS, "rate_limited", message).retry_after(300);
+    match state.new_conversations.allow(req.peer_addr().map(|a| a.ip()), &bot.id) {
+        Ok(()) => Ok(()),
+        Err(ConversationTrip::Ip) => Err(too_many(TOO_MANY_NEW_CONVERSATIONS_FROM_YOU)),
+        Err(ConversationTrip::Bot { first }) => {
+            if first {
+                tracing::warn!(bot = %bot.id, "new conversations paused: the bot's budget is used up");
+                if let Err(e) = crate::notify::conversation_budget_tripped(state, &bot.id).await {
+                    tracing::warn!("telling the owner about the conversation budget: {}", e.message);
+                }
+            }
+            Err(too_many(TOO_MANY_NEW_CONVERSATIONS_ON_BOT))
+        }
+    }
 }

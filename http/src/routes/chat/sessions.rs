@@ -23,9 +23,8 @@ pub struct ListQuery {
 }
 
 fn page_of(q: &ListQuery) -> (i64, i64, i64) {
-    let limit = q.limit.unwrap_or(50).clamp(1, 200);
-    let page = q.page.unwrap_or(1).max(1);
-    (page, limit, (page - 1) * limit)
+    let w = crate::domain::PageWindow::new(q.page, q.limit, 50, 200);
+    (w.page, w.limit, w.offset)
 }
 
 async fn listing(state: &AppState, user: &parley_store::models::User, bot_id: &str, filter: SessionFilter, q: &ListQuery) -> ApiResult<HttpResponse> {
