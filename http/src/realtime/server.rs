@@ -9,6 +9,7 @@ use std::fmt;
 use std::io;
 use std::net::TcpListener;
 use std::sync::Arc;
+use std::time::Duration;
 
 use actix_codec::Framed;
 use actix_http::body::MessageBody;
@@ -105,6 +106,12 @@ where
             });
             let app = factory().into_factory().map_err(|err| err.into().error_response());
             HttpService::build()
+                // actix-web's HttpServer defaults: a client still sending a body we refused
+                // (413, 429) gets a second to finish before the socket closes, instead of a reset.
+                .keep_alive(actix_http::KeepAlive::default())
+                .client_request_timeout(Duration::from_secs(5))
+                .client_disconnect_timeout(Duration::from_secs(1))
+                .h1_allow_half_closed(true)
                 // Live events are small frames that must leave at once, not wait for Nagle's
                 // algorithm to gather them.
                 .tcp_nodelay(true)
