@@ -53,6 +53,9 @@ pub(crate) async fn serve(srv: &EngineServer, req: Request, mut io: TcpStream, p
         },
         None => None,
     };
+    // The request head holds the dispatcher's read buffer (its header values are slices of
+    // it): gone before the connection settles in for its life.
+    drop(req);
     let id = NEXT_WS_ID.fetch_add(1, Ordering::Relaxed);
     let (tx, rx) = mpsc::channel::<WsFrame>(WS_QUEUE);
     let switching = format!(
