@@ -57,6 +57,27 @@ pub struct Settings {
     pub llm: LlmSettings,
     pub embeddings: EmbeddingSettings,
     pub crawler: CrawlerSettings,
+    pub reports: ReportSettings,
+}
+
+/// When the weekly report goes out (to users who turned "Weekly reports" on).
+#[derive(Debug, Clone, Deserialize)]
+pub struct ReportSettings {
+    /// monday .. sunday, or empty for no weekly reports from this server.
+    pub weekly_day: String,
+    /// Hour of that day, UTC (0-23).
+    pub weekly_hour: u32,
+}
+
+/// The days `reports.weekly_day` accepts, Monday first.
+pub const WEEKDAYS: [&str; 7] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
+
+impl ReportSettings {
+    /// The report's day as days from Monday (0-6); `None` when weekly reports are off.
+    pub fn weekly_day_from_monday(&self) -> Option<u32> {
+        let day = self.weekly_day.trim().to_ascii_lowercase();
+        WEEKDAYS.iter().position(|d| *d == day).and_then(|i| u32::try_from(i).ok())
+    }
 }
 
 #[derive(Clone, Deserialize)]
@@ -277,6 +298,7 @@ impl std::fmt::Debug for Settings {
             .field("llm", &self.llm)
             .field("embeddings", &self.embeddings)
             .field("crawler", &self.crawler)
+            .field("reports", &self.reports)
             .finish()
     }
 }
@@ -415,6 +437,15 @@ impl Settings {
         if self.llm.max_tokens == 0 {
             return Err(ConfigError::Invalid { key: "llm.max_tokens", message: "must be at least 1".into() });
         }
+        if !self.reports.weekly_day.trim().is_empty() && self.reports.weekly_day_from_monday().is_none() {
+            return Err(ConfigError::Invalid {
+                key: "reports.weekly_day",
+                message: format!("{:?} is not a day of the week (monday .. sunday, or empty for no weekly reports)", self.reports.weekly_day),
+            });
+        }
+        if self.reports.weekly_hour > 23 {
+            return Err(ConfigError::Invalid { key: "reports.weekly_hour", message: "must be an hour from 0 to 23 (UTC)".into() });
+        }
         if self.database_pool_size == 0 {
             return Err(ConfigError::Invalid { key: "database_pool_size", message: "must be at least 1".into() });
         }
@@ -531,6 +562,20 @@ mod tests {
         assert!(!s.oauth.google.is_configured());
         assert!(!s.smtp.is_configured());
         assert_eq!(s.smtp.tls, SmtpTls::Starttls);
+    }
+
+    #[test]
+    fn the_weekly_report_schedule_comes_from_the_environment() {
+        let s = Settings::defaults().unwrap();
+        assert_eq!((s.reports.weekly_day_from_monday(), s.reports.weekly_hour), (Some(0), 8), "Monday 08:00 UTC by default");
+        let s = Settings::load_from(&env(&[("PARLEY_REPORTS_WEEKLY_DAY", "Friday"), ("PARLEY_REPORTS_WEEKLY_HOUR", "17")])).unwrap();
+        assert_eq!((s.reports.weekly_day_from_monday(), s.reports.weekly_hour), (Some(4), 17));
+        let off = Settings::load_from(&env(&[("PARLEY_REPORTS_WEEKLY_DAY", "")])).unwrap();
+        assert_eq!(off.reports.weekly_day_from_monday(), None);
+        let err = Settings::load_from(&env(&[("PARLEY_REPORTS_WEEKLY_DAY", "someday")])).unwrap_err();
+        assert!(err.to_string().contains("reports.weekly_day"), "{err}");
+        let err = Settings::load_from(&env(&[("PARLEY_REPORTS_WEEKLY_HOUR", "24")])).unwrap_err();
+        assert!(err.to_string().contains("reports.weekly_hour"), "{err}");
     }
 
     #[test]

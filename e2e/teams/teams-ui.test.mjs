@@ -127,6 +127,11 @@ test("invite on /teams → mail → link → confirm → accept → role changed
   await until(async () => (await gp.getByTestId("bot-card").count()) === 1, "Grace's bot card");
   await gp.goto(`${base}/preview`);
   await gp.getByTestId("read-only-notice").waitFor();
+  // Her sidebar says so before she opens a screen: each one she may only look at is marked.
+  for (const screen of ["botchat", "preview", "training", "sessions", "agent-dashboard", "teams", "bot-settings"]) {
+    await gp.getByTestId(`view-only-${screen}`).waitFor();
+  }
+  assert.equal(await gp.getByText("View only", { exact: true }).count(), 7, "Analytics, Leads and Integrations are for reading anyway");
   const editor = gp.getByTestId("customize-editor");
   await editor.waitFor();
   assert.equal(await gp.getByRole("button", { name: "Save", exact: true }).count(), 0, "no Save on Customize");

@@ -133,6 +133,7 @@ impl Application {
             new_conversations: crate::limits::NewConversations::from_settings(&state_realtime),
             mail,
         }));
+        crate::reports::spawn_weekly_reports(state.clone());
         let io = crate::live::socket_server(state.clone());
         let settings_workers = state.settings.workers;
         let server_state = state.clone();
@@ -167,6 +168,11 @@ impl Application {
 
     pub fn store(&self) -> &Store {
         &self.state.store
+    }
+
+    /// The shared state, for tests that drive background work (a weekly report round) directly.
+    pub fn state(&self) -> web::Data<AppState> {
+        self.state.clone()
     }
 
     pub fn server_handle(&self) -> actix_web::dev::ServerHandle {

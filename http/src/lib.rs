@@ -11,6 +11,7 @@ pub mod live;
 pub mod mail;
 pub mod notify;
 pub mod realtime;
+pub mod reports;
 pub mod routes;
 pub mod state;
 pub mod uploads;

@@ -13,7 +13,12 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 use support::{message, TestApp};
 
-on_both_backends!(github_sign_in_creates_then_reuses_the_account, google_sign_in_links_an_existing_email, sign_in_refuses_forged_state_and_unconfigured_providers);
+on_both_backends!(
+    github_sign_in_creates_then_reuses_the_account,
+    google_sign_in_links_an_existing_email,
+    sign_in_refuses_forged_state_and_unconfigured_providers,
+    an_account_without_a_password_confirms_an_email_change_through_its_provider,
+);
 
 #[derive(Default)]
 struct Provider {
@@ -89,8 +94,13 @@ fn start_provider() -> String {
 }
 
 async fn spawn_with_provider(backend: parley_store::Backend) -> TestApp {
+    spawn_with_provider_and(backend, |_| {}).await
+}
+
+async fn spawn_with_provider_and(backend: parley_store::Backend, tweak: impl FnOnce(&mut parley_config::Settings)) -> TestApp {
     let provider = start_provider();
     TestApp::spawn_with(backend, |s| {
+        tweak(s);
         for (p, userinfo) in [(&mut s.oauth.github, "/user"), (&mut s.oauth.google, "/userinfo")] {
             p.client_id = "client-1".into();
             p.client_secret = "secret-1".into();
@@ -173,4 +183,67 @@ async fn sign_in_refuses_forged_state_and_unconfigured_providers(backend: parley
     assert_eq!((status, message(&body)), (StatusCode::SERVICE_UNAVAILABLE, "Google sign-in is not configured"));
     let (status, body) = bare.get("/api/auth/github", None).await;
     assert_eq!((status, message(&body)), (StatusCode::SERVICE_UNAVAILABLE, "GitHub sign-in is not configured"));
+}
+
+/// A session of `user_id` signed with the server's secret, as the server would issue it, with
+/// the given age and provider.
+fn forged_session(app: &TestApp, user_id: &str, age_secs: i64, via: Option<&str>) -> String {
+    let secret = parley_config::ensure_jwt_secret(&app.settings).unwrap();
+    let iat = chrono::Utc::now().timestamp() - age_secs;
+    let claims = parley_http::auth::tokens::Claims {
+        sub: user_id.to_string(),
+        kind: "user".into(),
+        iat,
+        exp: iat + 3600 * 24,
+        bot: None,
+        ver: 0,
+        via: via.map(str::to_string),
+    };
+    jsonwebtoken::encode(&jsonwebtoken::Header::default(), &claims, &jsonwebtoken::EncodingKey::from_secret(secret.as_bytes())).unwrap()
+}
+
+async fn an_account_without_a_password_confirms_an_email_change_through_its_provider(backend: parley_store::Backend) {
+    let smtp = support::smtp::SmtpServer::start().await;
+    let smtp_url = smtp.url();
+    let app = spawn_with_provider_and(backend, move |s| {
+        s.smtp.url = smtp_url;
+        s.smtp.tls = parley_config::SmtpTls::None;
+    })
+    .await;
+    let fresh = token_of(&sign_in(&app, "github").await);
+    let (_, me) = app.get("/api/me", Some(&fresh)).await;
+    let user_id = me["user"]["_id"].as_str().unwrap().to_string();
+    assert_eq!(me["user"]["hasPassword"], false);
+    let change = json!({"email": "octo@new.example"});
+
+    // A session that did not come from a provider sign-in, or came from one too long ago, may
+    // not move the account to another address; nothing is staged or mailed.
+    let refused = "Your account has no password, so confirm it is you by signing in again with Google or GitHub. \
+                   Then change your email address within 10 minutes.";
+    for stale in [forged_session(&app, &user_id, 0, None), forged_session(&app, &user_id, 11 * 60, Some("github"))] {
+        let (_, ok) = app.get("/api/me", Some(&stale)).await;
+        assert_eq!(ok["user"]["_id"], user_id.as_str(), "the forged session is otherwise valid");
+        let (status, body) = app.put_json("/api/me", Some(&stale), change.clone()).await;
+        assert_eq!((status, message(&body)), (StatusCode::FORBIDDEN, refused));
+        assert_eq!(body["error"]["code"], "provider_confirmation_required");
+    }
+    let (_, me) = app.get("/api/me", Some(&fresh)).await;
+    assert_eq!(me["pendingEmail"], serde_json::Value::Null);
+    assert!(smtp.to("octo@new.example").is_empty());
+
+    // Just signed in through GitHub: the change is staged and waits for the new address.
+    let (status, body) = app.put_json("/api/me", Some(&fresh), change.clone()).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!((body["user"]["email"].clone(), body["pendingEmail"].clone()), (json!("octo@github.example"), json!("octo@new.example")));
+    let mail = smtp.wait_for("octo@new.example", 1).await;
+    let link = mail.link(&format!("{}/verify-email?token=", app.base)).expect("confirmation link");
+    let token = link.split_once("?token=").unwrap().1;
+    let (status, body) = app.post_json("/api/auth/verify-email", None, json!({"token": token})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, me) = app.get("/api/me", Some(&fresh)).await;
+    assert_eq!(me["user"]["email"], "octo@new.example");
+    // The provider still signs in to the same account (linked by its subject, not the email).
+    let again = token_of(&sign_in(&app, "github").await);
+    let (_, me_again) = app.get("/api/me", Some(&again)).await;
+    assert_eq!(me_again["user"]["_id"], user_id.as_str());
 }

@@ -20,23 +20,28 @@ pub struct NewMail {
     pub link: Option<String>,
 }
 
+/// The outbox row of a new mail, due at once.
+pub(crate) fn outbox_row(mail: NewMail) -> OutboxMail {
+    let now = time::now();
+    OutboxMail {
+        id: new_id(),
+        to_address: mail.to,
+        subject: mail.subject,
+        text_body: mail.text,
+        html_body: mail.html,
+        link: mail.link,
+        status: "pending".into(),
+        attempts: 0,
+        next_attempt_at: now,
+        last_error: None,
+        created_at: now,
+        sent_at: None,
+    }
+}
+
 impl Store {
     pub async fn enqueue_mail(&self, mail: NewMail) -> StoreResult<OutboxMail> {
-        let now = time::now();
-        let row = OutboxMail {
-            id: new_id(),
-            to_address: mail.to,
-            subject: mail.subject,
-            text_body: mail.text,
-            html_body: mail.html,
-            link: mail.link,
-            status: "pending".into(),
-            attempts: 0,
-            next_attempt_at: now,
-            last_error: None,
-            created_at: now,
-            sent_at: None,
-        };
+        let row = outbox_row(mail);
         db_run!(self, |conn| diesel::insert_into(mail_outbox::table).values(&row).execute(conn).await)?;
         Ok(row)
     }

@@ -70,6 +70,14 @@ diesel::table! {
 }
 
 diesel::table! {
+    weekly_reports (user_id) {
+        user_id -> Text,
+        period_end -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     bots (id) {
         id -> Text,
         owner_id -> Text,
@@ -291,6 +299,7 @@ diesel::table! {
 diesel::joinable!(user_identities -> users (user_id));
 diesel::joinable!(email_tokens -> users (user_id));
 diesel::joinable!(notification_preferences -> users (user_id));
+diesel::joinable!(weekly_reports -> users (user_id));
 diesel::joinable!(bots -> users (owner_id));
 diesel::joinable!(bot_settings -> bots (bot_id));
 diesel::joinable!(team_members -> bots (bot_id));
@@ -307,6 +316,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     email_tokens,
     mail_outbox,
     notification_preferences,
+    weekly_reports,
     bots,
     bot_settings,
     team_members,

@@ -98,3 +98,39 @@ impl Store {
         })
     }
 }
+
+impl Store {
+    /// Moves a conversation `by` into the past: its start, handoff and resolve times, its
+    /// messages and its lead, as if it happened then (for figures over a time window).
+    pub async fn backdate_session(&self, session_id: &str, by: chrono::Duration) -> StoreResult<()> {
+        use crate::schema::{chat_messages, chat_sessions, leads};
+        use diesel::prelude::*;
+        use diesel_async::RunQueryDsl;
+        let session = self.session(session_id).await?.ok_or(StoreError::NotFound)?;
+        db_run!(self, |conn| diesel::update(chat_sessions::table.find(session_id))
+            .set((
+                chat_sessions::created_at.eq(session.created_at - by),
+                chat_sessions::human_support_requested_at.eq(session.human_support_requested_at.map(|t| t - by)),
+                chat_sessions::resolved_at.eq(session.resolved_at.map(|t| t - by)),
+            ))
+            .execute(conn)
+            .await)?;
+        let messages: Vec<(String, chrono::NaiveDateTime)> = db_run!(self, |conn| chat_messages::table
+            .filter(chat_messages::session_id.eq(session_id))
+            .select((chat_messages::id, chat_messages::created_at))
+            .load(conn)
+            .await)?;
+        for (id, at) in messages {
+            db_run!(self, |conn| diesel::update(chat_messages::table.find(&id)).set(chat_messages::created_at.eq(at - by)).execute(conn).await)?;
+        }
+        let captured: Vec<(String, chrono::NaiveDateTime)> = db_run!(self, |conn| leads::table
+            .filter(leads::session_id.eq(session_id))
+            .select((leads::id, leads::captured_at))
+            .load(conn)
+            .await)?;
+        for (id, at) in captured {
+            db_run!(self, |conn| diesel::update(leads::table.find(&id)).set(leads::captured_at.eq(at - by)).execute(conn).await)?;
+        }
+        Ok(())
+    }
+}

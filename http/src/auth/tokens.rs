@@ -26,6 +26,11 @@ pub struct Claims {
     /// reset raises the version, and every token carrying an older one is refused.
     #[serde(default)]
     pub ver: i32,
+    /// For user tokens issued by a Google or GitHub sign-in: that provider. With `iat`, it
+    /// tells a fresh sign-in through a linked provider, which is how an account without a
+    /// password confirms it is its owner (see `fresh_provider_sign_in`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
 }
 
 #[derive(Clone)]
@@ -46,14 +51,19 @@ impl TokenKeys {
 
     /// A session for `user`, bound to their current token version.
     pub fn issue_user(&self, user: &User) -> ApiResult<String> {
-        self.encode(user.id.as_str(), "user", None, user.token_version)
+        self.encode(user.id.as_str(), "user", None, user.token_version, None)
+    }
+
+    /// A session for `user` who just signed in through `provider` (its slug).
+    pub fn issue_user_via(&self, user: &User, provider: &str) -> ApiResult<String> {
+        self.encode(user.id.as_str(), "user", None, user.token_version, Some(provider))
     }
 
     pub fn issue(&self, subject: &str, kind: &str, bot: Option<&str>) -> ApiResult<String> {
-        self.encode(subject, kind, bot, 0)
+        self.encode(subject, kind, bot, 0, None)
     }
 
-    fn encode(&self, subject: &str, kind: &str, bot: Option<&str>, ver: i32) -> ApiResult<String> {
+    fn encode(&self, subject: &str, kind: &str, bot: Option<&str>, ver: i32, via: Option<&str>) -> ApiResult<String> {
         let now = chrono::Utc::now().timestamp();
         let claims = Claims {
             sub: subject.to_string(),
@@ -62,6 +72,7 @@ impl TokenKeys {
             exp: now.saturating_add(self.ttl_secs),
             bot: bot.map(str::to_string),
             ver,
+            via: via.map(str::to_string),
         };
         encode(&Header::new(Algorithm::HS256), &claims, &self.encoding).map_err(ApiError::internal)
     }
@@ -72,6 +83,15 @@ impl TokenKeys {
         let Some(claims) = self.verify(token, "user") else { return Ok(None) };
         let user = store.user_by_id(&claims.sub).await?;
         Ok(user.filter(|u| u.token_version == claims.ver))
+    }
+
+    /// True when `token` is a session of `user_id` that a sign-in through Google or GitHub
+    /// issued at most `within` ago: the person at the keyboard just proved to the provider
+    /// linked to the account that it is theirs.
+    pub fn fresh_provider_sign_in(&self, token: &str, user_id: &str, within: chrono::Duration) -> bool {
+        let Some(claims) = self.verify(token, "user") else { return false };
+        let age = chrono::Utc::now().timestamp().saturating_sub(claims.iat);
+        claims.sub == user_id && claims.via.is_some() && (0..=within.num_seconds()).contains(&age)
     }
 
     /// The claims of a valid, unexpired token of the given kind.

@@ -54,6 +54,12 @@ impl Outbox {
         self.wake.notify_one();
         Ok(())
     }
+
+    /// Tells the sender that mail was queued by other means (the store wrote it in a
+    /// transaction of its own, as the weekly report does).
+    pub fn wake_sender(&self) {
+        self.wake.notify_one();
+    }
 }
 
 /// The delay before attempt `attempts + 1`, after `attempts` failures: 5 s, doubling, an hour

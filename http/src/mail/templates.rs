@@ -143,6 +143,49 @@ pub fn support_request(bot_name: &str, customer: &str, message: &str, link: &str
     )
 }
 
+/// One bot's line in the weekly report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BotWeek {
+    pub bot_name: String,
+    pub figures: parley_store::reports::WeekFigures,
+}
+
+fn count(n: i64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// A bot's week in one sentence: "Helper: 3 conversations, 12 messages, ...".
+pub fn bot_week_line(week: &BotWeek) -> String {
+    let f = &week.figures;
+    let rating = match f.average_rating {
+        Some(avg) => format!("average rating {avg:.1} of 5 ({})", count(f.rated, "rating", "ratings")),
+        None => "no ratings".to_string(),
+    };
+    format!(
+        "{}: {}, {}, {}, {}, {}, {}.",
+        if week.bot_name.trim().is_empty() { "Untitled Assistant" } else { week.bot_name.trim() },
+        count(f.conversations, "conversation", "conversations"),
+        count(f.messages, "message", "messages"),
+        count(f.handoffs, "handoff to a person", "handoffs to a person"),
+        count(f.resolved, "resolved", "resolved"),
+        rating,
+        count(f.new_leads, "new lead", "new leads"),
+    )
+}
+
+/// The weekly report: `period` names the week ("Nov 16 – Nov 22, 2026").
+pub fn weekly_report(name: &str, period: &str, bots: &[BotWeek], link: &str) -> Template {
+    let mut paragraphs = vec![format!("Here is what happened on your bots from {period} (UTC).")];
+    paragraphs.extend(bots.iter().map(bot_week_line));
+    compose(
+        format!("Your weekly Parley report: {period}"),
+        &hello(name),
+        &paragraphs,
+        Some(("Open the dashboard", link)),
+        "You get this mail because weekly reports are on in your settings.",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,6 +198,26 @@ mod tests {
         assert!(t.html.contains("&lt;Shop &amp; Co&gt;"));
         assert!(!t.html.contains("<Shop"));
         assert!(t.html.contains("href=\"http://x/teams?a=1&amp;b=2\""));
+    }
+
+    #[test]
+    fn a_bot_week_reads_as_one_sentence() {
+        let figures = parley_store::reports::WeekFigures {
+            conversations: 1,
+            messages: 12,
+            handoffs: 2,
+            resolved: 1,
+            average_rating: Some(4.5),
+            rated: 2,
+            new_leads: 0,
+        };
+        let line = bot_week_line(&BotWeek { bot_name: "Helper".into(), figures });
+        assert_eq!(
+            line,
+            "Helper: 1 conversation, 12 messages, 2 handoffs to a person, 1 resolved, average rating 4.5 of 5 (2 ratings), 0 new leads."
+        );
+        let quiet = bot_week_line(&BotWeek { bot_name: " ".into(), figures: Default::default() });
+        assert!(quiet.starts_with("Untitled Assistant: 0 conversations") && quiet.contains("no ratings"), "{quiet}");
     }
 
     #[test]

@@ -278,7 +278,7 @@ async fn oauth_callback(
         .store
         .log_activity(Some(&user.id), None, "account", &format!("Signed in with {}", provider.label()))
         .await?;
-    let token = state.tokens.issue_user(&user)?;
+    let token = state.tokens.issue_user_via(&user, provider.slug())?;
     Ok(HttpResponse::build(StatusCode::FOUND)
         .insert_header((LOCATION, format!("/auth-success?token={token}")))
         .finish())

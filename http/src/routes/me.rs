@@ -1,14 +1,15 @@
 //! The signed-in user's own account: profile, avatar, password, notification preferences.
 
 use actix_multipart::Multipart;
-use actix_web::{web, HttpResponse};
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
 use parley_store::tokens::Purpose;
 use parley_store::users::ProfileUpdate;
 use parley_store::time;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::auth::{links, AuthUser};
+use crate::auth::{caller, links, AuthUser};
 use crate::domain::{person_name, Email, Password};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
@@ -47,7 +48,8 @@ struct ProfileBody {
     email: Option<String>,
     timezone: Option<String>,
     language: Option<String>,
-    /// Required with a new email on an account that has a password.
+    /// Required with a new email on an account that has a password (one without a password
+    /// confirms through a fresh Google or GitHub sign-in instead).
     current_password: Option<String>,
 }
 
@@ -81,8 +83,24 @@ fn parse_language(raw: &str) -> ApiResult<String> {
     }
 }
 
+/// How recent a Google or GitHub sign-in must be for an account without a password to change
+/// its email address.
+pub const PROVIDER_CONFIRM_MINUTES: i64 = 10;
+
+fn provider_confirmation_needed() -> ApiError {
+    ApiError::new(
+        StatusCode::FORBIDDEN,
+        "provider_confirmation_required",
+        format!(
+            "Your account has no password, so confirm it is you by signing in again with Google or GitHub. \
+             Then change your email address within {PROVIDER_CONFIRM_MINUTES} minutes."
+        ),
+    )
+}
+
 async fn update_profile(
     state: web::Data<AppState>,
+    req: HttpRequest,
     AuthUser(user): AuthUser,
     body: web::Json<ProfileBody>,
 ) -> ApiResult<HttpResponse> {
@@ -104,6 +122,16 @@ async fn update_profile(
             if !state.hasher.verify(given, hash).await? {
                 state.auth_throttle.failed(&user.email);
                 return Err(ApiError::validation("Current password is incorrect"));
+            }
+        } else {
+            // An account made through Google or GitHub has no password to ask for: the
+            // provider linked to it confirms instead. The session making the change must come
+            // from a sign-in through it minutes ago, so a stolen or forgotten-open session
+            // cannot move the account to another address.
+            let token = caller::bearer(&req).unwrap_or("");
+            let within = chrono::Duration::minutes(PROVIDER_CONFIRM_MINUTES);
+            if !state.tokens.fresh_provider_sign_in(token, &user.id, within) {
+                return Err(provider_confirmation_needed());
             }
         }
         if state.store.user_by_email(email.as_str()).await?.is_some() {
@@ -204,12 +232,17 @@ async fn update_notifications(
     body: web::Json<NotificationsBody>,
 ) -> ApiResult<HttpResponse> {
     let mut prefs = state.store.notification_prefs(&user.id).await?;
+    let reports_were_on = prefs.weekly_reports;
     let b = body.into_inner();
     prefs.email_notifications = b.email_notifications.unwrap_or(prefs.email_notifications);
     prefs.push_notifications = b.push_notifications.unwrap_or(prefs.push_notifications);
     prefs.weekly_reports = b.weekly_reports.unwrap_or(prefs.weekly_reports);
     prefs.security_alerts = b.security_alerts.unwrap_or(prefs.security_alerts);
     let saved = state.store.save_notification_prefs(prefs).await?;
+    if saved.weekly_reports && !reports_were_on {
+        // The first report is for the first week that ends from now on.
+        state.store.start_weekly_reports(&user.id, time::now()).await?;
+    }
     Ok(HttpResponse::Ok().json(views::notifications(&saved)))
 }
 

@@ -2,6 +2,7 @@
 //! SQLite file or a fresh PostgreSQL database, driven over HTTP like any client.
 #![allow(dead_code)]
 
+pub mod sio;
 pub mod smtp;
 
 use parley_config::Settings;
@@ -16,6 +17,9 @@ pub struct TestApp {
     pub client: reqwest::Client,
     pub db: TestDb,
     pub settings: Settings,
+    /// The running server's shared state (for driving background work such as a weekly
+    /// report round at a chosen time).
+    pub state: actix_web::web::Data<parley_http::state::AppState>,
     handle: actix_web::dev::ServerHandle,
 }
 
@@ -54,12 +58,13 @@ impl TestApp {
         let app = Application::build(settings.clone()).await.expect("app builds");
         let base = format!("http://127.0.0.1:{}", app.port());
         let handle = app.server_handle();
+        let state = app.state();
         actix_web::rt::spawn(app.run_until_stopped());
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .expect("client");
-        TestApp { base, client, db, settings, handle }
+        TestApp { base, client, db, settings, state, handle }
     }
 
     /// Stops the server and starts a new one on the same data, as a restart would.

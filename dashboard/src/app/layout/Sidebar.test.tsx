@@ -4,7 +4,7 @@ import { render } from '../../../test-utils/render';
 import { bot, me } from '../../../test-utils/fetch';
 import { session, signOut } from '@/features/auth/stores/session';
 import { bots } from '@/features/bots/stores/bots';
-import { Sidebar, creditsUsedPercent } from './Sidebar';
+import { Sidebar, botItemsFor, creditsUsedPercent } from './Sidebar';
 
 describe('Sidebar', () => {
   beforeEach(() => {
@@ -39,6 +39,40 @@ describe('Sidebar', () => {
     render(<Sidebar />);
     expect(screen.getByText('Bot Management')).toBeInTheDocument();
     expect(screen.getByText('AI Assistant')).toBeInTheDocument(); // description fallback in the picker
+  });
+
+  it('marks the screens a role may only look at, per the role on the active bot', () => {
+    const viewOnly = () =>
+      screen
+        .queryAllByText('View only')
+        .map((badge) => badge.closest('a')?.textContent?.replace('View only', ''))
+        .sort();
+    bots.bots = [bot('b1', 'Owned'), bot('b2', 'Shared', { role: 'viewer' }), bot('b3', 'Support', { role: 'agent' })] as never;
+    bots.activeBotId = 'b1';
+    const { unmount } = render(<Sidebar />);
+    expect(viewOnly()).toEqual([]);
+    unmount();
+
+    // A viewer: every bot screen is there to look at, none to change.
+    bots.activeBotId = 'b2';
+    const viewer = render(<Sidebar />);
+    expect(viewOnly()).toEqual(['Agent Dashboard', 'Bot Settings', 'Chat', 'Customize', 'Sessions', 'Teams', 'Training']);
+    expect(screen.getByRole('link', { name: /Customize/ })).toHaveAttribute('href', '/preview');
+    viewer.unmount();
+
+    // An agent works the support screens; configuration is view-only.
+    bots.activeBotId = 'b3';
+    render(<Sidebar />);
+    expect(viewOnly()).toEqual(['Bot Settings', 'Customize', 'Teams', 'Training']);
+    expect(screen.getByRole('link', { name: 'Agent Dashboard' })).toBeInTheDocument();
+  }, 20_000); // three full renders of the sidebar
+
+  it('matches the permission table for every role', () => {
+    const marked = (role: string) => botItemsFor(role).filter((e) => e.viewOnly).map((e) => e.item.to);
+    expect(marked('owner')).toEqual([]);
+    expect(marked('admin')).toEqual([]);
+    expect(marked('editor')).toEqual(['/sessions', '/agent-dashboard', '/teams']);
+    expect(marked('nonsense')).toEqual(marked('viewer'));
   });
 
   it('computes the usage share, 0 without a total', () => {

@@ -2,6 +2,7 @@
 import type { ComponentType } from 'react';
 import {
   Avatar,
+  Badge,
   Box,
   Button,
   Group,
@@ -39,26 +40,38 @@ import { session, signOut } from '@/features/auth/stores/session';
 import type { Platform } from '@/features/auth/api/auth';
 import { BotAvatar } from '@/features/bots/components/BotAvatar';
 import { activeBot, bots, selectBot } from '@/features/bots/stores/bots';
+import { can, type BotAction } from '@/lib/permissions';
 
 interface Item {
   to: string;
   label: string;
   icon: ComponentType<{ size?: number }>;
+  /** What the screen is for. Every role may look at every bot screen (the server lets them
+   * read), so a role without this action sees the entry marked view-only: the screen offers it
+   * nothing to change. */
+  acts?: BotAction;
 }
 
 const dashboardGroup: Item[] = [{ to: '/dashboard', label: 'My Bots', icon: IconLayoutDashboard }];
 const botGroup: Item[] = [
   { to: '/stats', label: 'Analytics', icon: IconChartBar },
-  { to: '/botchat', label: 'Chat', icon: IconMessage },
-  { to: '/preview', label: 'Customize', icon: IconPalette },
-  { to: '/training', label: 'Training', icon: IconSchool },
-  { to: '/sessions', label: 'Sessions', icon: IconMessages },
-  { to: '/agent-dashboard', label: 'Agent Dashboard', icon: IconHeadset },
+  { to: '/botchat', label: 'Chat', icon: IconMessage, acts: 'editMessage' },
+  { to: '/preview', label: 'Customize', icon: IconPalette, acts: 'editBot' },
+  { to: '/training', label: 'Training', icon: IconSchool, acts: 'editBot' },
+  { to: '/sessions', label: 'Sessions', icon: IconMessages, acts: 'handleSupport' },
+  { to: '/agent-dashboard', label: 'Agent Dashboard', icon: IconHeadset, acts: 'handleSupport' },
   { to: '/leads', label: 'Leads', icon: IconUserDollar },
-  { to: '/teams', label: 'Teams', icon: IconUsers },
+  { to: '/teams', label: 'Teams', icon: IconUsers, acts: 'manageTeam' },
   { to: '/integrations', label: 'Integrations', icon: IconPlug },
-  { to: '/bot-settings', label: 'Bot Settings', icon: IconTool },
+  { to: '/bot-settings', label: 'Bot Settings', icon: IconTool, acts: 'editBot' },
 ];
+
+/** The bot entries (in the spec's order) for `role`, each marked view-only when the role may
+ * not do what the screen is for. */
+export function botItemsFor(role: unknown): { item: Item; viewOnly: boolean }[] {
+  return botGroup.map((item) => ({ item, viewOnly: item.acts !== undefined && !can(role, item.acts) }));
+}
+
 const accountGroup: Item[] = [
   { to: '/billing', label: 'Billing', icon: IconCreditCard },
   { to: '/settings', label: 'Settings', icon: IconSettings },
@@ -75,20 +88,35 @@ function planLabel(planType: string | undefined): string {
   return 'Premium Member';
 }
 
-function Group_({ title, items, onNavigate }: { title: string; items: Item[]; onNavigate: () => void }) {
+function Group_({
+  title,
+  items,
+  onNavigate,
+}: {
+  title: string;
+  items: { item: Item; viewOnly?: boolean }[];
+  onNavigate: () => void;
+}) {
   const { pathname } = useLocation();
   return (
     <Stack gap={2}>
       <Text size="xs" fw={700} c="dimmed" tt="uppercase" px="sm" mb={4}>
         {title}
       </Text>
-      {items.map(({ to, label, icon: Icon }) => (
+      {items.map(({ item: { to, label, icon: Icon }, viewOnly }) => (
         <NavLink
           key={to}
           component={Link}
           to={to}
           label={label}
           leftSection={<Icon size={18} />}
+          rightSection={
+            viewOnly ? (
+              <Badge size="xs" variant="light" color="gray" data-testid={`view-only-${to.slice(1)}`}>
+                View only
+              </Badge>
+            ) : null
+          }
           active={pathname === to}
           onClick={onNavigate}
         />
@@ -96,6 +124,8 @@ function Group_({ title, items, onNavigate }: { title: string; items: Item[]; on
     </Stack>
   );
 }
+
+const plain = (items: Item[]) => items.map((item) => ({ item }));
 
 function BotPicker({ onPicked }: { onPicked: () => void }) {
   const snap = useSnapshot(bots);
@@ -194,7 +224,7 @@ export function Sidebar({ onNavigate = () => {} }: { onNavigate?: () => void }) 
   const { loggedIn } = useSnapshot(session);
   const botSnap = useSnapshot(bots);
   if (!loggedIn) return null;
-  const hasActiveBot = activeBot(botSnap) !== null;
+  const current = activeBot(botSnap);
   return (
     <Stack h="100%" gap="md" p="md">
       <Group gap="xs">
@@ -206,9 +236,9 @@ export function Sidebar({ onNavigate = () => {} }: { onNavigate?: () => void }) 
       <BotPicker onPicked={onNavigate} />
       <ScrollArea style={{ flex: 1 }}>
         <Stack gap="lg">
-          <Group_ title="Dashboard" items={dashboardGroup} onNavigate={onNavigate} />
-          {hasActiveBot && <Group_ title="Bot Management" items={botGroup} onNavigate={onNavigate} />}
-          <Group_ title="Account" items={accountGroup} onNavigate={onNavigate} />
+          <Group_ title="Dashboard" items={plain(dashboardGroup)} onNavigate={onNavigate} />
+          {current && <Group_ title="Bot Management" items={botItemsFor(current.role)} onNavigate={onNavigate} />}
+          <Group_ title="Account" items={plain(accountGroup)} onNavigate={onNavigate} />
         </Stack>
       </ScrollArea>
       <ProfileCard />

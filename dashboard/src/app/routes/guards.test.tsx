@@ -73,6 +73,18 @@ describe('route guard', () => {
     expect(localStorage.getItem('authToken')).toBe('oauth-tok');
     expect(session).toMatchObject({ token: 'oauth-tok', loggedIn: true });
   });
+
+  it('/auth-success returns to the screen that started the sign-in, once, and only inside the app', async () => {
+    sessionStorage.setItem('parley.afterSignIn', '/settings');
+    const { router, unmount } = renderApp('/auth-success?token=oauth-tok');
+    await waitFor(() => expect(router.state.location.pathname).toBe('/settings'));
+    expect(sessionStorage.getItem('parley.afterSignIn')).toBeNull();
+    unmount();
+    signOut();
+    sessionStorage.setItem('parley.afterSignIn', '//evil.example/x');
+    const second = renderApp('/auth-success?token=oauth-tok');
+    await waitFor(() => expect(second.router.state.location.pathname).toBe('/dashboard'));
+  });
 });
 
 describe('sign-up redirect', () => {

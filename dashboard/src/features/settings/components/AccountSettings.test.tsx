@@ -160,7 +160,7 @@ describe('Settings screen', () => {
     expect(email).toHaveValue('ada@example.com');
   });
 
-  it('an account without a password changes its email by the link alone, and is told so', async () => {
+  it('an account without a password confirms through its provider, then by the link', async () => {
     Object.assign(session, { user: { ...me.user, hasPassword: false } });
     const calls = mockFetch({
       'GET /api/me/notifications': { body: prefs },
@@ -172,7 +172,13 @@ describe('Settings screen', () => {
     await waitFor(() => expect(email).toHaveValue('ada@example.com'));
     await u.clear(email);
     await u.type(email, 'ada@new.example');
-    expect(screen.getByTestId('oauth-email-note')).toBeInTheDocument();
+    expect(screen.getByTestId('oauth-email-note')).toHaveTextContent(/signing in again with Google or GitHub/);
+    expect(screen.getByRole('link', { name: 'Confirm with Google' })).toHaveAttribute('href', '/api/auth/google');
+    // jsdom cannot leave the page: stop the link's navigation, keep its click handler.
+    document.addEventListener('click', (e) => e.preventDefault(), { once: true });
+    await u.click(screen.getByRole('link', { name: 'Confirm with GitHub' }));
+    expect(sessionStorage.getItem('parley.afterSignIn')).toBe('/settings');
+    sessionStorage.clear();
     await u.click(screen.getByRole('button', { name: 'Save Changes' }));
     await screen.findByText('Link on its way to ada@new.example.');
     expect(calls.find((c) => c.method === 'PUT')?.body).toEqual({ name: 'Ada', email: 'ada@new.example' });

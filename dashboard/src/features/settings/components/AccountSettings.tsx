@@ -15,6 +15,8 @@ import {
 } from '@mantine/core';
 import { IconBell, IconLock, IconUpload, IconUser } from '@tabler/icons-react';
 import { useSnapshot } from 'valtio';
+import { oauthUrl } from '@/features/auth/api/auth';
+import { returnAfterSignIn } from '@/features/auth/stores/after-sign-in';
 import { session } from '@/features/auth/stores/session';
 import type { NotificationPrefs } from '../api/settings';
 import { account, accountActions as act, emailChanged, passwordErrors } from '../stores/account';
@@ -64,10 +66,27 @@ function ProfileTab() {
               maw={480}
             />
           ) : (
-            <Text size="sm" c="dimmed" maw={480} data-testid="oauth-email-note">
-              You sign in with Google or GitHub, so no password is asked. Your email changes only once you
-              follow the confirmation link we send to the new address.
-            </Text>
+            <Stack gap="xs" maw={480} data-testid="oauth-email-note">
+              <Text size="sm" c="dimmed">
+                Your account has no password, so confirm it is you by signing in again with Google or GitHub,
+                then save your new email within 10 minutes. It changes once you follow the confirmation link we
+                send to the new address.
+              </Text>
+              <Group gap="xs">
+                {(['google', 'github'] as const).map((provider) => (
+                  <Button
+                    key={provider}
+                    component="a"
+                    href={oauthUrl(provider)}
+                    size="xs"
+                    variant="default"
+                    onClick={() => returnAfterSignIn('/settings')}
+                  >
+                    Confirm with {provider === 'google' ? 'Google' : 'GitHub'}
+                  </Button>
+                ))}
+              </Group>
+            </Stack>
           ))}
         {a.pendingEmail && (
           <Text size="sm" c="blue" maw={480} data-testid="pending-email">
