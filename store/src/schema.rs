@@ -186,6 +186,7 @@ diesel::table! {
         last_message -> Nullable<Text>,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        resolution_notes -> Nullable<Text>,
     }
 }
 
