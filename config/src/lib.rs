@@ -166,6 +166,10 @@ pub struct WebSettings {
 pub struct UploadSettings {
     pub max_pdf_bytes: usize,
     pub max_icon_bytes: usize,
+    /// Largest multipart request, all fields together.
+    pub max_form_bytes: usize,
+    /// Disk one user's uploads may take (PDFs and icons of their bots, their avatar); 0 = no quota.
+    pub quota_bytes_per_user: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -236,10 +240,24 @@ pub struct EmbeddingSettings {
 #[derive(Debug, Clone, Deserialize)]
 pub struct CrawlerSettings {
     pub allow_private: bool,
+    /// Ports the crawler may reach besides 80 and 443, comma-separated ("8080,8443").
+    pub allowed_ports: String,
     pub max_pages: usize,
     pub max_depth: usize,
     pub timeout_secs: u64,
     pub max_response_bytes: usize,
+}
+
+impl CrawlerSettings {
+    /// The ports of `allowed_ports`, or what is wrong with it.
+    pub fn extra_ports(&self) -> Result<Vec<u16>, String> {
+        self.allowed_ports
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(|p| p.parse::<u16>().ok().filter(|n| *n > 0).ok_or_else(|| format!("{p:?} is not a port (1-65535)")))
+            .collect()
+    }
 }
 
 /// The shortest JWT secret accepted from the settings (a generated one has 64 characters).
@@ -433,6 +451,10 @@ impl Settings {
             if !value.is_finite() || value < 0.0 {
                 return Err(ConfigError::Invalid { key, message: "must be a number of at least 0".into() });
             }
+        }
+        self.crawler.extra_ports().map_err(|message| ConfigError::Invalid { key: "crawler.allowed_ports", message })?;
+        if self.uploads.max_form_bytes == 0 {
+            return Err(ConfigError::Invalid { key: "uploads.max_form_bytes", message: "must be at least 1".into() });
         }
         if self.llm.max_tokens == 0 {
             return Err(ConfigError::Invalid { key: "llm.max_tokens", message: "must be at least 1".into() });

@@ -190,7 +190,9 @@ test("agent dashboard: urgent request, take, live messages and typing both ways,
   const done = sessions.find((s) => s.customerEmail === "vic@visitor.example");
   assert.equal(done.status, "resolved", JSON.stringify(done));
   assert.equal(done.rating, 4);
-  assert.equal(done.feedback, "Parcel re-sent");
+  // The agent's notes are the team's, kept apart from the visitor's own feedback.
+  assert.equal(done.resolutionNotes, "Parcel re-sent");
+  assert.equal(done.feedback, null);
   assert.equal(done.resolvedBy, "Ann");
 
   // The agent's /sessions list shows it resolved.

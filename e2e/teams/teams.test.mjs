@@ -73,10 +73,12 @@ async function startProvider() {
 async function googleSignIn() {
   const start = await fetch(`${server.base}/api/auth/google`, { redirect: "manual" });
   assert.equal(start.status, 302);
+  // The flow cookie binds the sign-in to this "browser" (login CSRF); bring it back.
+  const cookie = start.headers.get("set-cookie").split(";")[0];
   const atProvider = await fetch(start.headers.get("location"), { redirect: "manual" });
   // The callback names the configured public address (port 0 here); reach the real one.
   const callback = new URL(atProvider.headers.get("location"));
-  const done = await fetch(`${server.base}${callback.pathname}${callback.search}`, { redirect: "manual" });
+  const done = await fetch(`${server.base}${callback.pathname}${callback.search}`, { redirect: "manual", headers: { cookie } });
   assert.equal(done.status, 302, await done.text());
   return done.headers.get("location");
 }
@@ -218,8 +220,8 @@ test("hijack: Google sign-in does not link to an account whose email is unverifi
   const reset = await api(base, "POST", "/api/auth/reset-password", { body: { token, password: "victim-owns-it", confirmPassword: "victim-owns-it" } });
   assert.equal(reset.status, 200, JSON.stringify(reset.body));
   const linked = await googleSignIn();
-  assert.match(linked, /^\/auth-success\?token=/);
-  const session = new URL(linked, base).searchParams.get("token");
+  assert.match(linked, /^\/auth-success#token=/);
+  const session = new URLSearchParams(new URL(linked, base).hash.slice(1)).get("token");
   const me = await api(base, "GET", "/api/me", { token: session });
   assert.equal(me.body.user.email, "victim@team.example");
   assert.equal(me.body.user.emailVerified, true);

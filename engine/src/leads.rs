@@ -13,6 +13,28 @@ const COMPANY: i32 = 10;
 const PER_MESSAGE: i32 = 5;
 const ENGAGEMENT_CAP: i32 = 25;
 
+/// Longest name, email, phone and company a visitor may leave (they become the bot's lead and
+/// are shown to the team and in mails).
+pub const NAME_CHARS: usize = 100;
+pub const EMAIL_CHARS: usize = 254;
+pub const PHONE_CHARS: usize = 40;
+pub const COMPANY_CHARS: usize = 100;
+
+/// Refuses details with a field over its cap, naming the field, before anything is saved.
+pub fn check_details(info: &CustomerInfo) -> Result<(), String> {
+    for (value, what, most) in [
+        (&info.name, "Name", NAME_CHARS),
+        (&info.email, "Email", EMAIL_CHARS),
+        (&info.phone, "Phone", PHONE_CHARS),
+        (&info.company, "Company", COMPANY_CHARS),
+    ] {
+        if value.as_deref().is_some_and(|v| v.trim().chars().count() > most) {
+            return Err(format!("{what} must be at most {most} characters"));
+        }
+    }
+    Ok(())
+}
+
 fn given(v: &Option<String>) -> bool {
     v.as_deref().is_some_and(|s| !s.trim().is_empty())
 }

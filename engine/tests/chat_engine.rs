@@ -26,6 +26,9 @@ on_both_backends!(
     handoff_take_race_live_messages_and_resolve,
     a_failing_or_slow_brain_gives_the_error_bubble_and_the_session_goes_on,
     roles_and_teams_are_enforced,
+    viewers_and_other_bots_members_cannot_write_support_requests_or_details,
+    a_session_change_reaches_its_visitor_as_the_visitors_view,
+    visitor_details_and_transfer_reasons_have_length_caps,
     hundred_take_races_have_one_winner_each,
     limits_are_enforced_before_anything_is_saved,
     an_agent_who_leaves_a_bot_hears_no_more_of_it,
@@ -81,7 +84,10 @@ fn payload(event: &ServerEvent) -> Value {
             json!({"sessions": sessions.iter().map(session_json).collect::<Vec<_>>()})
         }
         ServerEvent::SessionAssigned { session_id, session } | ServerEvent::SessionUpdated { session_id, session } => {
-            json!({"sessionId": session_id, "session": session_json(session)})
+            json!({"sessionId": session_id, "session": session_json(session), "audience": "team"})
+        }
+        ServerEvent::VisitorSessionUpdated { session_id, session } => {
+            json!({"sessionId": session_id, "session": session_json(session), "audience": "visitor"})
         }
         ServerEvent::CustomerTyping { session_id, is_typing } => json!({"sessionId": session_id, "isTyping": is_typing}),
         ServerEvent::MessageDelta { session_id, message_id, delta } => json!({"sessionId": session_id, "messageId": message_id, "delta": delta}),
@@ -279,7 +285,8 @@ async fn handoff_take_race_live_messages_and_resolve(backend: Backend) {
     visitor.wait_for("session-resolved", 1).await;
     let stored = w.store.session(&sid).await.unwrap().unwrap();
     assert!(stored.resolved_at.is_some());
-    assert_eq!(stored.feedback.as_deref(), Some("Sorted"));
+    assert_eq!(stored.resolution_notes.as_deref(), Some("Sorted"), "the agent's notes, kept apart from the visitor's feedback");
+    assert_eq!(stored.feedback, None);
     let messages = w.store.messages(&sid, 0, 100).await.unwrap();
     assert!(messages.iter().any(|m| m.role == "system" && m.content == format!("Session resolved by {winner_name}")));
     // Back with the bot.
@@ -314,6 +321,101 @@ async fn roles_and_teams_are_enforced(backend: Backend) {
     assert!(matches!(w.engine.join_as_agent(&c.conn, &w.bot_id).await, Err(EngineError::NotFound(_))));
     // The owner may.
     assert!(w.engine.take_session(&w.owner, &sid).await.unwrap().won);
+}
+
+/// Hardening finding 7: a viewer reads conversations but never writes into them, and a role
+/// counts only on its own bot. Refused calls change nothing: no support request, no details
+/// on the session, no lead.
+async fn viewers_and_other_bots_members_cannot_write_support_requests_or_details(backend: Backend) {
+    let w = world(backend, Duration::from_secs(5)).await;
+    let viewer = join_team(&w, "viewer@x.co", "Vera", Role::Viewer).await;
+    let (other_owner_id, _) = member(&w.store, "other@x.co", "Otto").await;
+    let other_bot = w
+        .store
+        .create_bot(NewBot { owner_id: other_owner_id.clone(), name: "Other".into(), description: String::new(), website_url: None, icon: None, widget: WidgetConfig::default(), initial_source: None })
+        .await
+        .unwrap();
+    let (_, agent_elsewhere) = member(&w.store, "abe@x.co", "Abe").await;
+    let invite = w.store.invite_member(&other_bot.id, "abe@x.co", Role::Agent, &other_owner_id).await.unwrap();
+    w.store.respond_invitation(&invite.id, &w.store.user_by_email("abe@x.co").await.unwrap().unwrap(), true).await.unwrap();
+
+    let sid = say(&w, None, "hi").await.session_id;
+    let details = CustomerInfo { name: Some("Mallory".into()), email: Some("m@evil.example".into()), ..Default::default() };
+    let refused = [(&viewer, "forbidden"), (&agent_elsewhere, "not found")];
+    for (who, expected) in refused {
+        let support = w.engine.request_support(who, &sid, "help", details.clone()).await;
+        let left = w.engine.leave_details(who, &sid, details.clone()).await;
+        for outcome in [support.map(|_| ()), left] {
+            match (expected, outcome) {
+                ("forbidden", Err(EngineError::Forbidden(_))) | ("not found", Err(EngineError::NotFound(_))) => {}
+                (_, other) => panic!("{who:?}: expected {expected}, got {other:?}"),
+            }
+        }
+    }
+    let session = w.store.session(&sid).await.unwrap().unwrap();
+    assert!(!session.needs_human_support, "no support request was made");
+    assert_eq!((session.customer_name, session.customer_email), (None, None), "no details were saved");
+    assert!(w.store.lead_for_session(&w.bot_id, &sid).await.unwrap().is_none(), "no lead was captured");
+
+    // An agent of this bot may leave them on the visitor's behalf.
+    let agent = join_team(&w, "ann@x.co", "Ann", Role::Agent).await;
+    w.engine.leave_details(&agent, &sid, details).await.unwrap();
+    assert_eq!(w.store.lead_for_session(&w.bot_id, &sid).await.unwrap().unwrap().name.as_deref(), Some("Mallory"));
+}
+
+/// Hardening finding 11: the visitor hears a session change as the visitor's event (the
+/// transport writes it with the visitor's reduced view), the team as the team's.
+async fn a_session_change_reaches_its_visitor_as_the_visitors_view(backend: Backend) {
+    let w = world(backend, Duration::from_secs(5)).await;
+    let sid = say(&w, None, "hi").await.session_id;
+    let visitor = client(&w.engine, Who::Visitor { session_id: sid.clone(), bot_id: w.bot_id.clone() });
+    let agent = client(&w.engine, w.owner.clone());
+    w.engine.join_session(&visitor.conn, &sid).await.unwrap();
+    w.engine.join_session(&agent.conn, &sid).await.unwrap();
+    let Who::Member { user_id, .. } = &w.owner else { unreachable!() };
+    w.engine.set_status(user_id, &sid, None, Some("urgent")).await.unwrap();
+    let seen = visitor.wait_for("session-updated", 1).await;
+    assert!(seen.iter().all(|e| e["audience"] == "visitor"), "{seen:?}");
+    let seen = agent.wait_for("session-updated", 1).await;
+    assert!(seen.iter().all(|e| e["audience"] == "team"), "{seen:?}");
+}
+
+/// Hardening finding 13: a visitor's details become the bot's lead, shown to the team and in
+/// mails; each field has a cap, on every path that takes them, and a refusal saves nothing.
+async fn visitor_details_and_transfer_reasons_have_length_caps(backend: Backend) {
+    let w = world(backend, Duration::from_secs(5)).await;
+    let long = |n: usize| Some("x".repeat(n));
+    let cases = [
+        (CustomerInfo { name: long(101), ..Default::default() }, "Name must be at most 100 characters"),
+        (CustomerInfo { email: long(255), ..Default::default() }, "Email must be at most 254 characters"),
+        (CustomerInfo { phone: long(41), ..Default::default() }, "Phone must be at most 40 characters"),
+        (CustomerInfo { name: Some("Vic".into()), company: long(101), ..Default::default() }, "Company must be at most 100 characters"),
+    ];
+    for (info, said) in &cases {
+        let first = w.engine.visitor_message(VisitorMessage { bot_id: w.bot_id.clone(), text: "hi".into(), lead: Some(info.clone()), ..Default::default() }).await;
+        assert_eq!(first.map(|_| ()).map_err(|e| e.to_string()), Err(said.to_string()));
+    }
+    let (sessions, total) = w.store.sessions_of_bot(&w.bot_id, parley_store::chat::SessionFilter::All, None, None, 0, 10).await.unwrap();
+    assert!(sessions.is_empty() && total == 0, "a refused first message started nothing");
+
+    let sid = say(&w, None, "hi").await.session_id;
+    let visitor = Who::Visitor { session_id: sid.clone(), bot_id: w.bot_id.clone() };
+    for (info, said) in &cases {
+        let support = w.engine.request_support(&visitor, &sid, "help", info.clone()).await.map(|_| ());
+        let details = w.engine.leave_details(&visitor, &sid, info.clone()).await;
+        for outcome in [support, details] {
+            assert_eq!(outcome.map_err(|e| e.to_string()), Err(said.to_string()));
+        }
+    }
+    let session = w.store.session(&sid).await.unwrap().unwrap();
+    assert!(!session.needs_human_support && session.customer_name.is_none(), "refused details changed nothing");
+    assert!(w.store.lead_for_session(&w.bot_id, &sid).await.unwrap().is_none());
+    // At the caps is fine.
+    let fits = CustomerInfo { name: long(100), email: long(254), phone: long(40), company: long(100) };
+    w.engine.leave_details(&visitor, &sid, fits).await.unwrap();
+
+    let err = w.engine.transfer(&w.owner, &sid, "someone", &"r".repeat(501)).await.unwrap_err();
+    assert_eq!(err.to_string(), "Reason must be at most 500 characters");
 }
 
 async fn hundred_take_races_have_one_winner_each(backend: Backend) {

@@ -257,7 +257,7 @@ async fn serve_site(big_bytes: usize) -> Site {
 }
 
 fn crawler_settings(allow_private: bool) -> CrawlerSettings {
-    CrawlerSettings { allow_private, max_pages: 20, max_depth: 2, timeout_secs: 5, max_response_bytes: 64 * 1024 }
+    CrawlerSettings { allow_private, allowed_ports: String::new(), max_pages: 20, max_depth: 2, timeout_secs: 5, max_response_bytes: 64 * 1024 }
 }
 
 #[tokio::test]
@@ -306,10 +306,15 @@ async fn private_addresses_are_refused_unless_allowed() {
     let err = crawler.crawl(&site.base, &mut |_| {}).await.unwrap_err();
     assert!(matches!(err, IngestError::Refused(_)), "{err:?}");
     assert!(err.to_string().contains("127.0.0.1"), "{err}");
-    // A host name is resolved and every address checked.
-    let port = site.base.rsplit(':').next().unwrap();
+    // A host name is resolved and every address checked (the test site's port allowed, so the
+    // refusal is the address's).
+    let port = site.base.rsplit(':').next().unwrap().trim_end_matches('/');
+    let on_port = Crawler::new(&CrawlerSettings { allowed_ports: port.to_string(), ..crawler_settings(false) }).unwrap();
+    let err = on_port.crawl(&format!("http://localhost:{port}/"), &mut |_| {}).await.unwrap_err();
+    assert!(matches!(err, IngestError::Refused(_)) && err.to_string().contains("resolves to"), "{err:?}");
+    // Any other port than the web's is refused before anything is resolved.
     let err = crawler.crawl(&format!("http://localhost:{port}/"), &mut |_| {}).await.unwrap_err();
-    assert!(matches!(err, IngestError::Refused(_)), "{err:?}");
+    assert!(matches!(err, IngestError::Refused(_)) && err.to_string().contains("only 80 and 443"), "{err:?}");
     for url in ["http://[::1]/", "http://169.254.169.254/latest/meta-data", "http://0.0.0.0/", "http://10.0.0.1/"] {
         let err = crawler.crawl(url, &mut |_| {}).await.unwrap_err();
         assert!(matches!(err, IngestError::Refused(_)), "{url}: {err:?}");

@@ -5,7 +5,7 @@ use std::net::TcpListener;
 use std::sync::Arc;
 
 use actix_web::dev::Server;
-use actix_web::middleware::{Compress, DefaultHeaders, Logger};
+use actix_web::middleware::{Compress, DefaultHeaders};
 use actix_web::{web, App};
 use parley_config::Settings;
 use parley_store::Store;
@@ -151,7 +151,7 @@ impl Application {
                         .add(("Referrer-Policy", "strict-origin-when-cross-origin")),
                 )
                 .wrap(Compress::default())
-                .wrap(Logger::new("%r %s %Dms").exclude("/api/health"))
+                .wrap(crate::access_log::access_log())
                 .configure(|cfg| crate::realtime::configure(cfg, io.clone()))
                 .configure(routes::configure)
                 .configure(|cfg| static_web::configure(cfg, &state))

@@ -1,6 +1,7 @@
 //! Parley's front door: the REST API under `/api`, sign-in, the built web apps, and the
 //! Engine.IO/Socket.IO endpoint. `app::Application` is the one app factory.
 
+pub mod access_log;
 pub mod app;
 pub mod auth;
 pub mod domain;
@@ -10,6 +11,7 @@ pub mod limits;
 pub mod live;
 pub mod mail;
 pub mod notify;
+pub mod quota;
 pub mod realtime;
 pub mod reports;
 pub mod routes;

@@ -1,6 +1,8 @@
-//! Multipart uploads: reading fields with a size cap (refusing, never cutting), recognising
-//! files by their bytes rather than their claimed type, and keeping them under the data dir.
-//! Public images (icons, avatars) are served from `/uploads/public/`; training PDFs are not.
+//! Multipart uploads: reading a form whose fields are known in advance, each with a size cap
+//! and the whole request with one too (refusing, never cutting); recognising files by their
+//! bytes rather than their claimed type; keeping them under the data dir, and removing them
+//! when nothing names them any more. Public images (icons, avatars) are served from
+//! `/uploads/public/`; training PDFs are not.
 
 use std::path::{Path, PathBuf};
 
@@ -9,9 +11,6 @@ use futures_util::StreamExt;
 
 use crate::error::{ApiError, ApiResult};
 
-/// No form of the product has more than a handful of fields.
-const MAX_PARTS: usize = 20;
-
 /// One part of a multipart form, read whole.
 pub struct Part {
     pub name: String,
@@ -19,28 +18,43 @@ pub struct Part {
     pub bytes: Vec<u8>,
 }
 
-/// Reads every part. A part over `limit_for(name)` bytes is refused with `too_large(name)`.
-pub async fn read_parts(
-    mut form: Multipart,
-    limit_for: impl Fn(&str) -> usize,
-    too_large: impl Fn(&str) -> ApiError,
-) -> ApiResult<Vec<Part>> {
-    let mut parts = Vec::new();
+/// What one form may hold: its fields, each at most once and with its own byte cap, and a cap
+/// on all of them together. Memory held by one request is bounded by `total`, whatever the
+/// client sends (unknown and repeated fields are refused before they are read).
+pub struct FormRules<'a> {
+    pub fields: &'a [(&'a str, usize)],
+    pub total: usize,
+}
+
+/// Reads every part. A part over its field's cap is refused with `too_large(name)`; a form
+/// over `rules.total` with the form's own 413.
+pub async fn read_form(mut form: Multipart, rules: &FormRules<'_>, too_large: impl Fn(&str) -> ApiError) -> ApiResult<Vec<Part>> {
+    let mut parts: Vec<Part> = Vec::new();
+    let mut used = 0usize;
     while let Some(field) = form.next().await {
-        if parts.len() >= MAX_PARTS {
-            return Err(ApiError::bad_request("Too many form fields"));
-        }
         let field = field.map_err(|e| ApiError::bad_request(format!("Invalid form data: {e}")))?;
         let name = field.name().unwrap_or_default().to_string();
+        let Some(&(_, field_limit)) = rules.fields.iter().find(|(known, _)| *known == name) else {
+            return Err(ApiError::bad_request(format!("Unexpected form field: {name}")));
+        };
+        if parts.iter().any(|p| p.name == name) {
+            return Err(ApiError::bad_request(format!("Field {name} was sent more than once")));
+        }
         let filename = field.content_disposition().and_then(|cd| cd.get_filename()).map(str::to_string);
-        let limit = limit_for(&name);
-        let bytes = read_field(field, limit).await.map_err(|e| match e {
+        let room = rules.total.saturating_sub(used);
+        let bytes = read_field(field, field_limit.min(room)).await.map_err(|e| match e {
+            FieldError::TooLarge if room < field_limit => form_too_large(rules.total),
             FieldError::TooLarge => too_large(&name),
             FieldError::Broken(msg) => ApiError::bad_request(format!("Invalid form data: {msg}")),
         })?;
+        used += bytes.len();
         parts.push(Part { name, filename, bytes });
     }
     Ok(parts)
+}
+
+fn form_too_large(total: usize) -> ApiError {
+    ApiError::too_large(format!("The upload is too large (the limit is {} MB per request)", total.div_ceil(1024 * 1024)))
 }
 
 enum FieldError {
@@ -109,9 +123,31 @@ pub async fn save(dir: PathBuf, extension: &str, bytes: Vec<u8>) -> ApiResult<St
     Ok(name)
 }
 
-/// Best-effort removal of a file written for a request that then failed.
+/// Best-effort removal of a file written for a request that then failed, or that nothing
+/// names any more.
 pub async fn discard(path: PathBuf) {
     let _ = actix_web::web::block(move || std::fs::remove_file(path)).await;
+}
+
+/// The file behind a public upload's URL (`/uploads/public/{name}`), if `url` is one: a bare
+/// file name, so a stored URL can never point the removal elsewhere.
+pub fn public_file(data_dir: &Path, url: &str) -> Option<PathBuf> {
+    let name = url.strip_prefix("/uploads/public/")?;
+    let plain = !name.is_empty() && !name.starts_with('.') && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_');
+    plain.then(|| public_dir(data_dir).join(name))
+}
+
+/// Removes the public upload `url` names (an icon or avatar that was replaced or whose owner
+/// is gone). URLs that are not our uploads (an external picture) are left alone.
+pub async fn discard_public(data_dir: &Path, url: Option<&str>) {
+    if let Some(path) = url.and_then(|u| public_file(data_dir, u)) {
+        discard(path).await;
+    }
+}
+
+/// The size of a file, 0 when it is gone.
+pub async fn file_size(path: PathBuf) -> u64 {
+    actix_web::web::block(move || std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)).await.unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -126,5 +162,14 @@ mod tests {
         assert_eq!(image_extension(b"<svg onload=alert(1)>"), None);
         assert!(is_pdf(b"%PDF-1.7\n"));
         assert!(!is_pdf(b"PK\x03\x04"));
+    }
+
+    #[test]
+    fn only_our_own_public_uploads_are_ever_removed() {
+        let data = Path::new("/data");
+        assert_eq!(public_file(data, "/uploads/public/ab12.png"), Some(PathBuf::from("/data/uploads/public/ab12.png")));
+        for foreign in ["https://cdn.example/a.png", "/uploads/public/../../parley.db", "/uploads/public/", "/uploads/public/.x.tmp", "/uploads/private/a.pdf", "/uploads/public/a/b.png"] {
+            assert_eq!(public_file(data, foreign), None, "{foreign}");
+        }
     }
 }

@@ -74,6 +74,15 @@ async fn chat_page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse
     res
 }
 
+/// The dashboard's Content-Security-Policy. Scripts only from our own origin (Vite's build
+/// has no inline script), so an injected `<script>` or event handler does not run; styles may
+/// be inline (Mantine writes its CSS variables into a `<style>` element); pictures may come
+/// from anywhere over https (OAuth avatars, bot avatar URLs); the API and the live channel
+/// are same-origin; and only our own pages may frame it (clickjacking).
+pub const DASHBOARD_CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+     img-src 'self' data: blob: https:; font-src 'self' data:; connect-src 'self'; frame-src 'self'; \
+     frame-ancestors 'self'; base-uri 'self'; form-action 'self'; object-src 'none'";
+
 async fn dashboard_page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
     let dir = &state.settings.web.dashboard_dir;
     // A path that names a real file in the build (favicon, robots.txt) is served as is.
@@ -84,5 +93,10 @@ async fn dashboard_page(req: HttpRequest, state: web::Data<AppState>) -> HttpRes
             return serve_file(&req, candidate, "dashboard", dir).await;
         }
     }
-    serve_file(&req, dir.join("index.html"), "dashboard", dir).await
+    let mut res = serve_file(&req, dir.join("index.html"), "dashboard", dir).await;
+    let headers = res.headers_mut();
+    headers.insert(actix_web::http::header::CONTENT_SECURITY_POLICY, actix_web::http::header::HeaderValue::from_static(DASHBOARD_CSP));
+    // For browsers without CSP's frame-ancestors.
+    headers.insert(actix_web::http::header::X_FRAME_OPTIONS, actix_web::http::header::HeaderValue::from_static("SAMEORIGIN"));
+    res
 }

@@ -17,6 +17,8 @@ on_both_backends!(
     bots_survive_a_restart,
     settings_and_public_theme,
     invitations_are_listed_and_answered,
+    concurrent_creations_cannot_pass_the_plan,
+    widget_text_fields_and_quick_questions_have_length_caps,
 );
 
 fn enterprise(s: &mut parley_config::Settings) {
@@ -321,4 +323,48 @@ async fn invitations_are_listed_and_answered(backend: parley_store::Backend) {
     assert_eq!(list["bots"][0]["role"], "agent");
     let (_, after) = app.get("/api/invitations", Some(&guest)).await;
     assert_eq!(after["invitations"], json!([]));
+}
+
+/// Hardening finding 13: the plan check and the insert were two steps, so concurrent
+/// creations all passed the check. Now exactly the plan's number is created.
+async fn concurrent_creations_cannot_pass_the_plan(backend: parley_store::Backend) {
+    let app = TestApp::spawn(backend).await;
+    let (token, _) = app.signup("racer@x.co").await;
+    let attempts = (0..6).map(|i| app.post_form("/api/bots", &token, Form::new().text("name", format!("Racer {i}"))));
+    let outcomes = futures_util::future::join_all(attempts).await;
+    let created = outcomes.iter().filter(|(s, _)| *s == StatusCode::CREATED).count();
+    let refused: Vec<_> = outcomes.iter().filter(|(s, _)| *s == StatusCode::FORBIDDEN).map(|(_, b)| message(b).to_string()).collect();
+    assert_eq!((created, refused.len()), (1, 5), "{outcomes:?}");
+    assert!(refused.iter().all(|m| m == "Your Free plan allows 1 assistant. Upgrade your plan to create more."), "{refused:?}");
+    let (_, list) = app.get("/api/bots", Some(&token)).await;
+    assert_eq!(list["bots"].as_array().map(Vec::len), Some(1));
+}
+
+/// Hardening finding 13: the widget's texts are shown to every visitor and stored per bot;
+/// each has a cap, and an over-long value changes nothing.
+async fn widget_text_fields_and_quick_questions_have_length_caps(backend: parley_store::Backend) {
+    let app = TestApp::spawn(backend).await;
+    let (token, _) = app.signup("caps@x.co").await;
+    let t = Some(token.as_str());
+    let id = app.create_bot(&token, "Capped").await;
+    let long = |n: usize| "x".repeat(n);
+    for (body, expected) in [
+        (json!({"headerTitle": long(101)}), "Header title must be at most 100 characters"),
+        (json!({"headerSubtitle": long(101)}), "Header subtitle must be at most 100 characters"),
+        (json!({"placeholder": long(101)}), "Placeholder must be at most 100 characters"),
+        (json!({"companyName": long(101)}), "Company name must be at most 100 characters"),
+        (json!({"businessHours": long(101)}), "Business hours must be at most 100 characters"),
+        (json!({"responseTime": long(101)}), "Response time must be at most 100 characters"),
+        (json!({"supportEmail": long(255)}), "Support email must be at most 254 characters"),
+        (json!({"botAvatar": long(2049)}), "Bot avatar must be at most 2048 characters"),
+        (json!({"userIcon": long(2049)}), "User icon must be at most 2048 characters"),
+        (json!({"customQuestions": ["fine", long(151)]}), "Each quick question must be at most 150 characters"),
+    ] {
+        let (status, res) = app.put_json(&format!("/api/bots/{id}"), t, body.clone()).await;
+        assert_eq!((status, message(&res)), (StatusCode::UNPROCESSABLE_ENTITY, expected), "{body}");
+    }
+    let (status, res) = app.put_json(&format!("/api/bots/{id}"), t, json!({"headerTitle": long(100), "customQuestions": [long(150)]})).await;
+    assert_eq!(status, StatusCode::OK, "at the cap is fine: {res}");
+    let (_, after) = app.get(&format!("/api/bots/{id}"), t).await;
+    assert_eq!(after["bot"]["headerSubtitle"], "We're here to help", "refused updates changed nothing");
 }

@@ -15,6 +15,7 @@ on_both_backends!(
     new_conversations_from_one_address_have_a_budget,
     a_bots_budget_for_new_conversations_pauses_them_and_tells_its_owner,
     huge_page_numbers_give_an_empty_page,
+    the_visitor_sees_their_session_without_the_teams_fields,
 );
 
 async fn visitor_chat_and_the_dashboards_session_calls(backend: parley_store::Backend) {
@@ -214,4 +215,44 @@ async fn huge_page_numbers_give_an_empty_page(backend: parley_store::Backend) {
         assert_eq!(rows, Some(0), "{path}: {body}");
         assert_eq!(body["page"], 1_000_000, "{path}");
     }
+}
+
+/// Hardening finding 11: the visitor's own session call shows what the widget needs, not the
+/// team's fields; the agent's resolve notes stay the team's (apart from the visitor's feedback).
+async fn the_visitor_sees_their_session_without_the_teams_fields(backend: parley_store::Backend) {
+    let app = TestApp::spawn_with(backend, |s| s.billing.default_plan = "enterprise".into()).await;
+    let (owner, owner_id) = app.signup("owner@x.co").await;
+    let bot = app.create_bot(&owner, "Private").await;
+    let (_, first) = app.post_json("/api/chat", None, json!({"botId": bot, "message": "Where is my parcel?"})).await;
+    let sid = first["sessionId"].as_str().unwrap().to_string();
+    let token = first["visitorToken"].as_str().unwrap().to_string();
+    let (status, _) = app.put_json(&format!("/api/chat/session/{sid}/status"), Some(&owner), json!({"priority": "urgent"})).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = app.post_json(&format!("/api/chat/session/{sid}/assign-agent"), Some(&owner), json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+
+    let as_visitor = || async {
+        let res = app.client.get(app.url(&format!("/api/chat/get-chat-session/{sid}"))).header("x-visitor-token", &token).send().await.unwrap();
+        support::read(res).await
+    };
+    let (status, seen) = as_visitor().await;
+    assert_eq!(status, StatusCode::OK, "{seen}");
+    let session = &seen["session"];
+    assert_eq!(session["assignedAgent"], json!({"name": "Test User"}), "the agent's name without their account id");
+    assert_eq!(session["status"], "active");
+    assert!(session["messages"].as_array().is_some_and(|m| !m.is_empty()));
+    for hidden in ["priority", "tags", "rating", "feedback", "resolutionNotes", "isPinned", "isStarred"] {
+        assert!(session.get(hidden).is_none(), "{hidden} reached the visitor: {session}");
+    }
+    assert!(!seen.to_string().contains(&owner_id), "the agent's user id reached the visitor");
+
+    let (status, _) = app.put_json(&format!("/api/chat/session/{sid}/resolve"), Some(&owner), json!({"rating": 2, "feedback": "Angry, offer a voucher"})).await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, team) = app.get(&format!("/api/chat/get-chat-session/{sid}"), Some(&owner)).await;
+    assert_eq!(team["session"]["resolutionNotes"], "Angry, offer a voucher", "the team keeps the agent's notes");
+    assert_eq!(team["session"]["feedback"], json!(null), "the agent's notes are not the visitor's feedback");
+    assert_eq!(team["session"]["rating"], 2);
+    let (_, seen) = as_visitor().await;
+    assert_eq!(seen["session"]["status"], "resolved");
+    assert!(!seen.to_string().contains("voucher"), "the notes reached the visitor: {seen}");
 }

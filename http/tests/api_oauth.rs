@@ -18,6 +18,7 @@ on_both_backends!(
     google_sign_in_links_an_existing_email,
     sign_in_refuses_forged_state_and_unconfigured_providers,
     an_account_without_a_password_confirms_an_email_change_through_its_provider,
+    a_callback_opened_in_another_browser_signs_nobody_in,
 );
 
 #[derive(Default)]
@@ -112,24 +113,37 @@ async fn spawn_with_provider_and(backend: parley_store::Backend, tweak: impl FnO
     .await
 }
 
-/// Follows the browser's path: Parley → provider → Parley's callback. Returns the callback's
-/// redirect target.
-async fn sign_in(app: &TestApp, provider: &str) -> String {
-    let start = app.client.get(app.url(&format!("/api/auth/{provider}"))).send().await.unwrap();
+/// A browser: keeps its cookies, follows no redirect by itself.
+fn browser() -> reqwest::Client {
+    reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).cookie_store(true).build().unwrap()
+}
+
+/// Follows the browser's path Parley → provider, and returns the link back to Parley's
+/// callback (with the provider's code and the flow's state).
+async fn callback_link(app: &TestApp, browser: &reqwest::Client, provider: &str) -> String {
+    let start = browser.get(app.url(&format!("/api/auth/{provider}"))).send().await.unwrap();
     assert_eq!(start.status(), StatusCode::FOUND);
     let to_provider = start.headers()["location"].to_str().unwrap().to_string();
-    let at_provider = app.client.get(&to_provider).send().await.unwrap();
+    let at_provider = browser.get(&to_provider).send().await.unwrap();
     assert_eq!(at_provider.status(), StatusCode::FOUND);
     let callback = at_provider.headers()["location"].to_str().unwrap().to_string();
     // The public base URL is http://127.0.0.1:0 in tests; reach the real port.
-    let callback = callback.replacen(&app.settings.public_base_url(), &app.base, 1);
-    let done = app.client.get(&callback).send().await.unwrap();
+    callback.replacen(&app.settings.public_base_url(), &app.base, 1)
+}
+
+/// A whole sign-in in one browser. Returns the callback's redirect target.
+async fn sign_in(app: &TestApp, provider: &str) -> String {
+    let browser = browser();
+    let callback = callback_link(app, &browser, provider).await;
+    let done = browser.get(&callback).send().await.unwrap();
     assert_eq!(done.status(), StatusCode::FOUND, "{}", done.text().await.unwrap_or_default());
     done.headers()["location"].to_str().unwrap().to_string()
 }
 
+/// The session token, from the fragment of `/auth-success` (never its query: a query is sent
+/// to servers and written in their access logs).
 fn token_of(target: &str) -> String {
-    target.strip_prefix("/auth-success?token=").unwrap_or_else(|| panic!("unexpected redirect {target}")).to_string()
+    target.strip_prefix("/auth-success#token=").unwrap_or_else(|| panic!("unexpected redirect {target}")).to_string()
 }
 
 async fn github_sign_in_creates_then_reuses_the_account(backend: parley_store::Backend) {
@@ -246,4 +260,42 @@ async fn an_account_without_a_password_confirms_an_email_change_through_its_prov
     let again = token_of(&sign_in(&app, "github").await);
     let (_, me_again) = app.get("/api/me", Some(&again)).await;
     assert_eq!(me_again["user"]["_id"], user_id.as_str());
+}
+
+/// Hardening finding 6 (login CSRF): a callback link is only good in the browser that started
+/// the sign-in. Finding 5: the token comes back in the fragment, and the flow cookie is cleared.
+async fn a_callback_opened_in_another_browser_signs_nobody_in(backend: parley_store::Backend) {
+    let app = spawn_with_provider(backend).await;
+    let attacker = browser();
+    let start = attacker.get(app.url("/api/auth/github")).send().await.unwrap();
+    let cookie = start.headers()["set-cookie"].to_str().unwrap().to_string();
+    for part in ["parley_oauth_state=", "HttpOnly", "SameSite=Lax", "Path=/api/auth", "Max-Age=600"] {
+        assert!(cookie.contains(part), "{cookie}");
+    }
+    let link = callback_link(&app, &attacker, "github").await;
+
+    // The victim's browser opens the attacker's link: with no flow cookie, then with its own
+    // flow's cookie. Both refused, and nobody is signed in.
+    let victim = browser();
+    for _ in 0..2 {
+        let refused = victim.get(&link).send().await.unwrap();
+        assert!(refused.headers().get("location").is_none());
+        let (status, body) = support::read(refused).await;
+        assert_eq!((status, message(&body)), (StatusCode::BAD_REQUEST, "This sign-in link has expired or was already used. Please try again."));
+        let own = victim.get(app.url("/api/auth/github")).send().await.unwrap();
+        assert_eq!(own.status(), StatusCode::FOUND);
+    }
+    let store = app.db.open().await.unwrap();
+    assert!(store.user_by_email("octo@github.example").await.unwrap().is_none(), "no account was made");
+
+    // In the browser that started it, the link works (the refusals did not use it up).
+    let done = attacker.get(&link).send().await.unwrap();
+    assert_eq!(done.status(), StatusCode::FOUND);
+    let target = done.headers()["location"].to_str().unwrap().to_string();
+    assert!(!target.contains('?'), "no token in a query string: {target}");
+    let (status, _) = app.get("/api/me", Some(&token_of(&target))).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(done.headers()["set-cookie"].to_str().unwrap().contains("Max-Age=0"), "the flow cookie is cleared");
+    let again = attacker.get(&link).send().await.unwrap();
+    assert_eq!(again.status(), StatusCode::BAD_REQUEST, "a link works once");
 }

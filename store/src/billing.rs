@@ -132,7 +132,39 @@ impl Store {
         })
     }
 
-    /// Counts a new conversation in the owner's current period.
+    /// Takes one of the owner's conversations this period if any is left; returns whether it
+    /// was taken. As `spend_credit`: the check and the increment are one conditional update,
+    /// so concurrent new conversations cannot go past the plan.
+    pub async fn claim_conversation(&self, user_id: &str) -> StoreResult<bool> {
+        let allowance = self.allowance(user_id).await?;
+        let limit = allowance.plan.conversations_limit;
+        let start = allowance.period_start;
+        let row = UsageCounter { user_id: user_id.to_string(), period_start: start, conversations: 0, credits_used: 0 };
+        db_run!(self, |conn| {
+            diesel::insert_into(usage_counters::table)
+                .values(&row)
+                .on_conflict((usage_counters::user_id, usage_counters::period_start))
+                .do_nothing()
+                .execute(conn)
+                .await?;
+            let target = usage_counters::table.find((user_id, start));
+            let n = if limit >= UNLIMITED {
+                diesel::update(target)
+                    .set(usage_counters::conversations.eq(usage_counters::conversations + 1))
+                    .execute(conn)
+                    .await?
+            } else {
+                diesel::update(target.filter(usage_counters::conversations.lt(limit)))
+                    .set(usage_counters::conversations.eq(usage_counters::conversations + 1))
+                    .execute(conn)
+                    .await?
+            };
+            Ok::<_, StoreError>(n == 1)
+        })
+    }
+
+    /// Counts a new conversation in the owner's current period, whatever the plan says (see
+    /// `claim_conversation` for the checked form).
     pub async fn count_conversation(&self, user_id: &str) -> StoreResult<()> {
         let allowance = self.allowance(user_id).await?;
         let row = UsageCounter {

@@ -8,6 +8,14 @@ use crate::models::{Bot, BotSettingsRow, KnowledgeSource};
 use crate::schema::{bot_settings, bots, knowledge_sources, team_members};
 use crate::{new_id, time, Role, Store, StoreError, StoreResult};
 
+/// A user's uploads as the store knows them (see `Store::upload_footprint`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UploadFootprint {
+    pub pdf_bytes: u64,
+    /// URLs of their bots' icons and their avatar.
+    pub pictures: Vec<String>,
+}
+
 pub const DEFAULT_SYSTEM_PROMPT: &str = "You are a helpful assistant for customer support";
 
 /// Everything the chat widget and the customization editor set, with the spec's defaults for
@@ -133,6 +141,25 @@ impl WidgetConfig {
         if self.custom_questions.len() > 5 {
             return Err("At most 5 quick questions".into());
         }
+        if self.custom_questions.iter().any(|q| q.chars().count() > QUICK_QUESTION_CHARS) {
+            return Err(format!("Each quick question must be at most {QUICK_QUESTION_CHARS} characters"));
+        }
+        // Every visitor is shown these texts, and every widget load carries them.
+        for (text, what, most) in [
+            (&self.header_title, "Header title", SHORT_TEXT_CHARS),
+            (&self.header_subtitle, "Header subtitle", SHORT_TEXT_CHARS),
+            (&self.placeholder, "Placeholder", SHORT_TEXT_CHARS),
+            (&self.company_name, "Company name", SHORT_TEXT_CHARS),
+            (&self.business_hours, "Business hours", SHORT_TEXT_CHARS),
+            (&self.response_time, "Response time", SHORT_TEXT_CHARS),
+            (&self.support_email, "Support email", EMAIL_CHARS),
+            (&self.bot_avatar, "Bot avatar", URL_CHARS),
+            (&self.user_icon, "User icon", URL_CHARS),
+        ] {
+            if text.chars().count() > most {
+                return Err(format!("{what} must be at most {most} characters"));
+            }
+        }
         let in_range = |v: u32, lo: u32, hi: u32, step: u32| v >= lo && v <= hi && (v - lo).is_multiple_of(step);
         if !in_range(self.border_radius, 0, 24, 2) {
             return Err("Border radius must be 0-24 px in steps of 2".into());
@@ -166,6 +193,15 @@ impl WidgetConfig {
         Ok(())
     }
 }
+
+/// Longest quick question (as long as a Q&A pair's question).
+const QUICK_QUESTION_CHARS: usize = 150;
+/// Longest header, placeholder, company name, hours and response time.
+const SHORT_TEXT_CHARS: usize = 100;
+/// Longest email address (RFC 5321's path limit).
+const EMAIL_CHARS: usize = 254;
+/// Longest picture URL.
+const URL_CHARS: usize = 2048;
 
 fn is_hex_colour(s: &str) -> bool {
     let Some(hex) = s.strip_prefix('#') else { return false };
@@ -232,6 +268,17 @@ pub struct BotUpdate {
 impl Store {
     /// Creates the bot and its default settings together.
     pub async fn create_bot(&self, new: NewBot) -> StoreResult<Bot> {
+        self.create_bot_within(new, crate::billing::UNLIMITED)
+            .await?
+            .ok_or_else(|| StoreError::Conflict("the owner has reached their plan's number of bots".into()))
+    }
+
+    /// Creates the bot unless its owner already owns `limit` bots (`UNLIMITED`: no limit);
+    /// `None` when they do. The count and the insert are one transaction that first
+    /// write-locks the owner's row, so concurrent creations by one owner take turns and cannot
+    /// go past the plan (SQLite's IMMEDIATE transaction already serialises writers; on
+    /// PostgreSQL the row lock does).
+    pub async fn create_bot_within(&self, new: NewBot, limit: i32) -> StoreResult<Option<Bot>> {
         let now = time::now();
         let widget = serde_json::to_string(&new.widget)?;
         let bot = Bot {
@@ -271,12 +318,20 @@ impl Store {
             updated_at: now,
         });
         db_tx!(self, |conn| async move {
+            use crate::schema::users;
+            if limit < crate::billing::UNLIMITED {
+                diesel::update(users::table.find(&bot.owner_id)).set(users::id.eq(users::id)).execute(conn).await?;
+                let owned: i64 = bots::table.filter(bots::owner_id.eq(&bot.owner_id)).count().get_result(conn).await?;
+                if owned >= i64::from(limit) {
+                    return Ok(None);
+                }
+            }
             diesel::insert_into(bots::table).values(&bot).execute(conn).await?;
             diesel::insert_into(bot_settings::table).values(&settings).execute(conn).await?;
             if let Some(source) = &source {
                 diesel::insert_into(knowledge_sources::table).values(source).execute(conn).await?;
             }
-            Ok(bot)
+            Ok(Some(bot))
         })
     }
 
@@ -399,6 +454,28 @@ impl Store {
             return Err(StoreError::NotFound);
         }
         Ok(())
+    }
+
+    /// What a user's uploads are, for their disk quota: the bytes of the training PDFs of the
+    /// bots they own, and the URLs of the pictures that are theirs (their bots' icons, their
+    /// avatar), whose files the caller measures.
+    pub async fn upload_footprint(&self, owner_id: &str) -> StoreResult<UploadFootprint> {
+        use crate::schema::users;
+        db_run!(self, |conn| {
+            let owned = bots::table.filter(bots::owner_id.eq(owner_id)).select(bots::id);
+            let sizes: Vec<Option<i64>> = knowledge_sources::table
+                .filter(knowledge_sources::kind.eq("pdf"))
+                .filter(knowledge_sources::bot_id.eq_any(owned))
+                .select(knowledge_sources::size_bytes)
+                .load(conn)
+                .await?;
+            let mut pictures: Vec<String> =
+                bots::table.filter(bots::owner_id.eq(owner_id)).select(bots::icon).load::<Option<String>>(conn).await?.into_iter().flatten().collect();
+            let avatar: Option<Option<String>> = users::table.find(owner_id).select(users::profile_picture).first(conn).await.optional()?;
+            pictures.extend(avatar.flatten());
+            let pdf_bytes = sizes.into_iter().flatten().map(|s| u64::try_from(s).unwrap_or(0)).sum();
+            Ok::<_, StoreError>(UploadFootprint { pdf_bytes, pictures })
+        })
     }
 
     /// The bot's training sources, oldest first.

@@ -128,6 +128,7 @@ impl Store {
             last_message: None,
             created_at: now,
             updated_at: now,
+            resolution_notes: None,
         };
         let row = session.clone();
         db_run!(self, |conn| diesel::insert_into(chat_sessions::table).values(&row).execute(conn).await)?;
@@ -324,16 +325,18 @@ impl Store {
         Ok(n == 1)
     }
 
-    /// Resolves the session: the human part is over, the visitor is back with the bot.
+    /// Resolves the session: the human part is over, the visitor is back with the bot. The
+    /// agent's `notes` are private to the team (`resolution_notes`), never the visitor's
+    /// `feedback`.
     pub async fn resolve_session(
         &self,
         session_id: &str,
         resolved_by: &str,
         rating: Option<i32>,
-        feedback: Option<&str>,
+        notes: Option<&str>,
     ) -> StoreResult<ChatSession> {
         let now = time::now();
-        let feedback = feedback.map(str::to_string);
+        let notes = notes.map(str::to_string);
         db_tx!(self, owned(session_id, resolved_by), |conn| async move {
             let n = diesel::update(chat_sessions::table.find(session_id))
                 .set((
@@ -344,7 +347,7 @@ impl Store {
                     chat_sessions::resolved_at.eq(now),
                     chat_sessions::resolved_by.eq(resolved_by),
                     chat_sessions::rating.eq(rating),
-                    chat_sessions::feedback.eq(feedback),
+                    chat_sessions::resolution_notes.eq(notes),
                     chat_sessions::updated_at.eq(now),
                 ))
                 .execute(conn)

@@ -196,6 +196,7 @@ pub struct ChatSession {
     pub resolved_at: Option<NaiveDateTime>,
     pub resolved_by: Option<String>,
     pub rating: Option<i32>,
+    /// The visitor's own feedback on the conversation (they may see it).
     pub feedback: Option<String>,
     pub is_pinned: bool,
     pub is_starred: bool,
@@ -203,6 +204,8 @@ pub struct ChatSession {
     pub last_message: Option<String>,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+    /// The agent's private notes from resolving it: members only, never the visitor.
+    pub resolution_notes: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]

@@ -18,8 +18,8 @@ use crate::{StoreError, StoreResult};
 
 pub(crate) type SqliteConn = SyncConnectionWrapper<SqliteConnection>;
 
-const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
-const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
+pub(crate) const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
+pub(crate) const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
 
 /// WAL lets readers run beside the writer; the busy timeout makes concurrent writers wait
 /// instead of failing; SQLite leaves foreign keys off unless asked.

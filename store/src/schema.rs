@@ -194,6 +194,7 @@ diesel::table! {
         last_message -> Nullable<Text>,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        resolution_notes -> Nullable<Text>,
     }
 }
 

@@ -55,6 +55,42 @@ impl TestDb {
             Backend::Postgres => Store::open_postgres(&self.database_url, 4).await,
         }
     }
+
+    /// Tests a data migration: reverts the newest migration, runs `sql` on the schema before
+    /// it (to write rows as the older code did), then migrates up again. Open a fresh `Store`
+    /// afterwards to read the result.
+    pub async fn redo_last_migration(&self, sql: &str) -> StoreResult<()> {
+        use diesel::Connection;
+        use diesel_migrations::MigrationHarness;
+        let migration = |e: Box<dyn std::error::Error + Send + Sync>| StoreError::Migration(e.to_string());
+        let (backend, sql) = (self.backend, sql.to_string());
+        let url = match backend {
+            Backend::Sqlite => self.dir.path().join("parley.db").to_string_lossy().to_string(),
+            Backend::Postgres => self.database_url.clone(),
+        };
+        let connection = |e: diesel::ConnectionError| StoreError::Connection(e.to_string());
+        tokio::task::spawn_blocking(move || match backend {
+            Backend::Sqlite => {
+                let mut conn = diesel::SqliteConnection::establish(&url).map_err(connection)?;
+                // The store's own connections may still be closing.
+                diesel::connection::SimpleConnection::batch_execute(&mut conn, "PRAGMA busy_timeout = 10000;")?;
+                conn.revert_last_migration(crate::pool::SQLITE_MIGRATIONS).map_err(migration)?;
+                diesel::connection::SimpleConnection::batch_execute(&mut conn, &sql)?;
+                conn.run_pending_migrations(crate::pool::SQLITE_MIGRATIONS).map_err(migration)?;
+                Ok(())
+            }
+            Backend::Postgres => {
+                use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
+                let mut conn = <AsyncConnectionWrapper<AsyncPgConnection> as Connection>::establish(&url).map_err(connection)?;
+                conn.revert_last_migration(crate::pool::PG_MIGRATIONS).map_err(migration)?;
+                diesel::connection::SimpleConnection::batch_execute(&mut conn, &sql)?;
+                conn.run_pending_migrations(crate::pool::PG_MIGRATIONS).map_err(migration)?;
+                Ok(())
+            }
+        })
+        .await
+        .map_err(|e| StoreError::Connection(e.to_string()))?
+    }
 }
 
 impl Store {

@@ -26,6 +26,8 @@ on_both_backends!(
     messages_saved_together_keep_their_order_and_fail_alone,
     support_figures_come_from_the_sessions,
     data_survives_reopening,
+    resolve_notes_are_kept_apart_from_the_visitors_feedback,
+    plan_limits_hold_under_concurrent_claims,
     activity_is_logged_and_scoped,
     oauth_refuses_to_link_an_unverified_account,
     email_links_work_once_and_only_for_their_purpose,
@@ -238,6 +240,41 @@ async fn credits_are_spent_atomically_up_to_the_limit(backend: Backend) {
     assert_eq!(store.allowance(&u.id).await.unwrap().conversations_used, 1);
 }
 
+/// Hardening finding 13: a check then a write let concurrent new conversations and new bots go
+/// past the plan. Both are one conditional write now.
+async fn plan_limits_hold_under_concurrent_claims(backend: Backend) {
+    let (_db, store) = store(backend).await;
+    let u = user(&store, "plan@x.co").await;
+    let claims: Vec<_> = (0..120)
+        .map(|_| {
+            let (s, id) = (store.clone(), u.id.clone());
+            tokio::spawn(async move { s.claim_conversation(&id).await.unwrap() })
+        })
+        .collect();
+    let mut claimed = 0;
+    for c in claims {
+        claimed += usize::from(c.await.unwrap());
+    }
+    assert_eq!(claimed, 100, "the Free plan has 100 conversations a month");
+    assert_eq!(store.allowance(&u.id).await.unwrap().conversations_used, 100);
+
+    let creations: Vec<_> = (0..8)
+        .map(|i| {
+            let (s, id) = (store.clone(), u.id.clone());
+            tokio::spawn(async move {
+                let new = NewBot { owner_id: id, name: format!("Bot {i}"), description: String::new(), website_url: None, icon: None, widget: WidgetConfig::default(), initial_source: None };
+                s.create_bot_within(new, 1).await.unwrap().is_some()
+            })
+        })
+        .collect();
+    let mut created = 0;
+    for c in creations {
+        created += usize::from(c.await.unwrap());
+    }
+    assert_eq!(created, 1, "the Free plan has 1 assistant");
+    assert_eq!(store.allowance(&u.id).await.unwrap().bots_used, 1);
+}
+
 async fn data_survives_reopening(backend: Backend) {
     let db = TestDb::new(backend).await.unwrap();
     let (uid, bid) = {
@@ -248,6 +285,29 @@ async fn data_survives_reopening(backend: Backend) {
     };
     let store = db.open().await.unwrap();
     assert_eq!(store.bot_for_user(&bid, &uid).await.unwrap().unwrap().0.name, "Kept");
+}
+
+/// Hardening finding 11: the agent's notes from a resolve are not the visitor's feedback, and
+/// notes that older versions stored as `feedback` move to `resolution_notes` on upgrade.
+async fn resolve_notes_are_kept_apart_from_the_visitors_feedback(backend: Backend) {
+    let db = TestDb::new(backend).await.unwrap();
+    let (older, newer) = {
+        let store = db.open().await.unwrap();
+        let owner = user(&store, "owner@x.co").await;
+        let b = bot(&store, &owner.id, "Notes").await;
+        let newer = store.create_session(&b.id, "new").await.unwrap();
+        let resolved = store.resolve_session(&newer.id, "Ann", Some(4), Some("Gave a refund")).await.unwrap();
+        assert_eq!((resolved.resolution_notes.as_deref(), resolved.feedback.as_deref()), (Some("Gave a refund"), None));
+        let older = store.create_session(&b.id, "old").await.unwrap();
+        (older.id, newer.id)
+    };
+    // As an older version left it: the agent's notes in `feedback`.
+    db.redo_last_migration(&format!("UPDATE chat_sessions SET feedback = 'Agent wrote this' WHERE id = '{older}'")).await.unwrap();
+    let store = db.open().await.unwrap();
+    let older = store.session(&older).await.unwrap().unwrap();
+    assert_eq!((older.resolution_notes.as_deref(), older.feedback.as_deref()), (Some("Agent wrote this"), None));
+    let newer = store.session(&newer).await.unwrap().unwrap();
+    assert_eq!((newer.resolution_notes.as_deref(), newer.feedback.as_deref()), (Some("Gave a refund"), None), "the down migration and up again keep notes");
 }
 
 async fn activity_is_logged_and_scoped(backend: Backend) {

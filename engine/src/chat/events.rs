@@ -64,6 +64,9 @@ pub enum ServerEvent {
     SessionUpdated { session_id: String, session: Arc<ChatSession> },
     SessionDeleted { session_id: String },
     // To visitors.
+    /// `session-updated` as the session's visitor sees it: the transport writes the visitor's
+    /// reduced view of the session (no team-only fields).
+    VisitorSessionUpdated { session_id: String, session: Arc<ChatSession> },
     SessionJoined { session_id: String },
     SupportRequested { message: String },
     AgentJoined { agent_name: String, agent_id: String, message: String },
@@ -87,7 +90,7 @@ impl ServerEvent {
             ServerEvent::MessageDelta { .. } => "message-delta",
             ServerEvent::MessageUpdated { .. } => "message-updated",
             ServerEvent::SessionResolved { .. } => "session-resolved",
-            ServerEvent::SessionUpdated { .. } => "session-updated",
+            ServerEvent::SessionUpdated { .. } | ServerEvent::VisitorSessionUpdated { .. } => "session-updated",
             ServerEvent::SessionDeleted { .. } => "session-deleted",
             ServerEvent::SessionJoined { .. } => "session-joined",
             ServerEvent::SupportRequested { .. } => "support-requested",

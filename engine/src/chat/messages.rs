@@ -79,14 +79,14 @@ pub struct Typing {
     pub is_typing: bool,
 }
 
-/// Resolve: saved (with `resolvedAt`, rating, feedback and the note `Session resolved by
-/// {name}`), then everyone hears `session-resolved`; the visitor is back with the bot.
+/// Resolve: saved (with `resolvedAt`, rating, the agent's private notes and the note `Session
+/// resolved by {name}`), then everyone hears `session-resolved`; the visitor is back with the bot.
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct Resolve {
     pub resolved_by: String,
     pub rating: Option<i32>,
-    pub feedback: Option<String>,
+    pub notes: Option<String>,
     pub reply: oneshot::Sender<Result<Arc<ChatSession>, EngineError>>,
 }
 

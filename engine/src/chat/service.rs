@@ -235,6 +235,9 @@ impl Engine {
         if length > limit {
             return Err(EngineError::Invalid(format!("Message is too long ({length} characters; the limit is {limit})")));
         }
+        if let Some(lead) = &msg.lead {
+            crate::leads::check_details(lead).map_err(EngineError::Invalid)?;
+        }
         let session_id = match &msg.session_id {
             Some(id) => {
                 let (_, bot_id) = self.registry.session(id).await?;
@@ -244,13 +247,12 @@ impl Engine {
                 id.clone()
             }
             None => {
-                let allowance = self.store.allowance(&bot.owner_id).await?;
-                let limit = allowance.plan.conversations_limit;
-                if limit < parley_store::billing::UNLIMITED && allowance.conversations_used >= limit {
+                // Claimed before the session exists: concurrent new conversations each take
+                // one of the plan's, and none goes past it.
+                if !self.store.claim_conversation(&bot.owner_id).await? {
                     return Err(EngineError::Refused("This assistant has reached its conversation limit for this month".into()));
                 }
                 let session = self.store.create_session(&bot.id, &title_from(&text)).await?;
-                self.store.count_conversation(&bot.owner_id).await?;
                 // The agents online see a new conversation at once (later turns with the bot
                 // send them nothing, so a busy bot does not flood its agents).
                 let id = session.id.clone();
@@ -415,6 +417,7 @@ impl Engine {
         if length > bot.max_text {
             return Err(EngineError::Invalid(format!("Message is too long ({length} characters; the limit is {})", bot.max_text)));
         }
+        crate::leads::check_details(&info).map_err(EngineError::Invalid)?;
         if parley_store::leads::has_contact(&info) {
             self.store.request_contact(session_id, &info).await?;
             crate::leads::capture(&self.store, &bot.id, session_id, &info).await?;
@@ -434,6 +437,7 @@ impl Engine {
         if matches!(who, Who::Member { .. }) {
             Self::support_role(role)?;
         }
+        crate::leads::check_details(&info).map_err(EngineError::Invalid)?;
         if !parley_store::leads::has_contact(&info) {
             return Ok(());
         }
@@ -500,8 +504,9 @@ impl Engine {
         Ok(())
     }
 
-    /// `resolve-session` (and the REST resolve): rating 1–5, optional feedback.
-    pub async fn resolve(&self, who: &Who, session_id: &str, rating: Option<i32>, feedback: Option<String>) -> Result<Arc<ChatSession>, EngineError> {
+    /// `resolve-session` (and the REST resolve): rating 1–5, and the agent's optional notes
+    /// (the spec's resolve "feedback"), which stay private to the team.
+    pub async fn resolve(&self, who: &Who, session_id: &str, rating: Option<i32>, notes: Option<String>) -> Result<Arc<ChatSession>, EngineError> {
         let Who::Member { name, .. } = who else {
             return Err(EngineError::Forbidden("Only agents resolve sessions".into()));
         };
@@ -512,13 +517,13 @@ impl Engine {
                 return Err(EngineError::Invalid("Rating must be between 1 and 5".into()));
             }
         }
-        let feedback = feedback.map(|f| f.trim().to_string()).filter(|f| !f.is_empty());
-        if feedback.as_ref().is_some_and(|f| f.chars().count() > 2000) {
+        let notes = notes.map(|f| f.trim().to_string()).filter(|f| !f.is_empty());
+        if notes.as_ref().is_some_and(|f| f.chars().count() > 2000) {
             return Err(EngineError::Invalid("Feedback must be at most 2000 characters".into()));
         }
         self.tell_session(session_id, || {
             let (tx, rx) = oneshot::channel();
-            (Resolve { resolved_by: name.clone(), rating, feedback: feedback.clone(), reply: tx }, rx)
+            (Resolve { resolved_by: name.clone(), rating, notes: notes.clone(), reply: tx }, rx)
         })
         .await
     }

@@ -155,6 +155,14 @@ impl SessionActor {
         }
     }
 
+    /// Tells the session's team members (not its visitor).
+    fn to_members(&self, event: ServerEvent) {
+        let out = Outgoing::new(event);
+        for member in self.members.values().filter(|m| m.user_id.is_some()) {
+            member.sink.push(&out);
+        }
+    }
+
     /// Tells every online agent of the bot (their dashboards list and preview sessions).
     fn to_bot_agents(&self, event: ServerEvent) {
         self.peers.tell_bot_agents(&self.bot_id, event);
@@ -442,8 +450,8 @@ impl Handler<Resolve> for SessionActor {
         let id = self.id.clone();
         let by = msg.resolved_by.clone();
         let rating = msg.rating;
-        let feedback = msg.feedback.clone();
-        let save = async move { store.resolve_session(&id, &by, rating, feedback.as_deref()).await };
+        let notes = msg.notes.clone();
+        let save = async move { store.resolve_session(&id, &by, rating, notes.as_deref()).await };
         ctx.wait(save.into_actor(self).map(move |saved, act, ctx| match saved {
             Err(e) => {
                 let _ = msg.reply.send(Err(e.into()));
@@ -475,7 +483,10 @@ impl Handler<Reload> for SessionActor {
 
     fn handle(&mut self, msg: Reload, _: &mut Self::Context) {
         self.mode = Mode::of(&msg.0);
-        self.broadcast(ServerEvent::SessionUpdated { session_id: self.id.clone(), session: msg.0 });
+        // The team sees every field; the visitor only what is theirs to see (an event's
+        // encoding is made once for all its connections, so each audience gets its own).
+        self.to_members(ServerEvent::SessionUpdated { session_id: self.id.clone(), session: msg.0.clone() });
+        self.to_visitors(ServerEvent::VisitorSessionUpdated { session_id: self.id.clone(), session: msg.0 });
     }
 }
 

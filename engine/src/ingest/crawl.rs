@@ -5,10 +5,12 @@
 //!
 //! The crawler fetches addresses a bot owner types in, so it guards against being pointed at
 //! the inside of the network (SSRF): unless `crawler.allow_private` is set, every hop of every
-//! request (redirects are followed by hand, each one re-checked) must name a public address:
-//! IP literals are checked directly, host names through a resolver that refuses a name if any
-//! of its addresses is private, loopback, link-local, unspecified or otherwise not public; the
-//! connection then goes to exactly the addresses that were checked.
+//! request (redirects are followed by hand, each one re-checked) must name a public address on
+//! port 80 or 443 (or one of `crawler.allowed_ports`): IP literals are checked directly, host
+//! names through a resolver that refuses a name if any of its addresses is private, loopback,
+//! link-local, unspecified or otherwise not public; the connection then goes to exactly the
+//! addresses that were checked. IPv6 forms that carry an IPv4 address to a relay or a
+//! translator (6to4, Teredo, IPv4-compatible and IPv4-mapped) are refused outright.
 //!
 //! A hostile site must not hold the server: the CPU work of a crawl (reading robots.txt,
 //! sitemaps and pages, matching links against robots.txt) runs on the blocking pool, the queue
@@ -204,7 +206,18 @@ impl Crawler {
                 return Err(IngestError::Refused(format!("{ip} is a private or local address")));
             }
         }
+        if !self.settings.allow_private {
+            let port = url.port_or_known_default().unwrap_or(0);
+            if !self.port_allowed(port) {
+                return Err(IngestError::Refused(format!("{url} uses port {port}; only 80 and 443 are crawled")));
+            }
+        }
         Ok(())
+    }
+
+    /// Web ports, and those the settings add (internal services listen on the others).
+    fn port_allowed(&self, port: u16) -> bool {
+        matches!(port, 80 | 443) || self.settings.extra_ports().unwrap_or_default().contains(&port)
     }
 
     /// GETs `url`, following redirects by hand: each hop is re-checked (address, same site
@@ -459,10 +472,21 @@ pub fn is_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => is_public_v4(v4),
         IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_public_v4(v4);
-            }
             let s = v6.segments();
+            // Forms that hand an embedded IPv4 address to a relay, a tunnel or the host's own
+            // stack: IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d), 6to4
+            // (2002::/16), Teredo (2001::/32). No public web site needs them, and each can
+            // reach an address the IPv4 checks would refuse.
+            if v6.to_ipv4_mapped().is_some() || (s[..6] == [0, 0, 0, 0, 0, 0] && !v6.is_loopback() && !v6.is_unspecified()) {
+                return false;
+            }
+            if s[0] == 0x2002 || (s[0] == 0x2001 && s[1] == 0) {
+                return false;
+            }
+            // Local-use NAT64 (64:ff9b:1::/48) translates to private networks.
+            if s[0] == 0x64 && s[1] == 0xff9b && s[2] == 1 {
+                return false;
+            }
             // NAT64 (64:ff9b::/96) reaches the embedded IPv4 address.
             if s[0] == 0x64 && s[1] == 0xff9b && s[2..6] == [0, 0, 0, 0] {
                 let [a, b] = s[6].to_be_bytes();
@@ -703,9 +727,49 @@ mod tests {
         for ip in ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "0.0.0.0", "100.64.0.1", "::1", "::", "fe80::1", "fd00::1", "::ffff:127.0.0.1", "64:ff9b::a00:1", "255.255.255.255"] {
             assert!(!is_public(ip.parse().unwrap()), "{ip}");
         }
-        for ip in ["93.184.216.34", "1.1.1.1", "2606:4700::1111", "::ffff:8.8.8.8"] {
+        for ip in ["93.184.216.34", "1.1.1.1", "2606:4700::1111", "64:ff9b::808:808"] {
             assert!(is_public(ip.parse().unwrap()), "{ip}");
         }
+    }
+
+    /// Hardening finding 13: IPv6 forms that carry an IPv4 address (to a 6to4 relay, a Teredo
+    /// server, the host's own dual stack) are refused, whatever the address they carry.
+    #[test]
+    fn ipv6_forms_that_carry_ipv4_are_refused() {
+        for ip in [
+            "2002:7f00:1::1",   // 6to4 of 127.0.0.1
+            "2002:0808:0808::", // 6to4 of a public address
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2", // Teredo
+            "::7f00:1",         // IPv4-compatible 127.0.0.1
+            "::808:808",        // IPv4-compatible 8.8.8.8
+            "::ffff:8.8.8.8",   // IPv4-mapped
+            "64:ff9b:1::a00:1", // local-use NAT64
+        ] {
+            assert!(!is_public(ip.parse().unwrap()), "{ip}");
+        }
+        // 2001:db8::/32 stays refused, and other 2001: space stays public.
+        assert!(!is_public("2001:db8::1".parse().unwrap()));
+        assert!(is_public("2001:4860:4860::8888".parse().unwrap()));
+    }
+
+    /// Hardening finding 13: only web ports are crawled unless the settings add others.
+    #[test]
+    fn only_web_ports_are_crawled_unless_allowed() {
+        let crawler = |allowed: &str| {
+            let settings = CrawlerSettings { allow_private: false, allowed_ports: allowed.into(), max_pages: 5, max_depth: 1, timeout_secs: 1, max_response_bytes: 1024 };
+            Crawler::new(&settings).unwrap()
+        };
+        let strict = crawler("");
+        for ok in ["http://example.com/", "https://example.com/", "http://example.com:80/", "https://93.184.216.34:443/"] {
+            assert!(strict.check_address(&u(ok)).is_ok(), "{ok}");
+        }
+        for refused in ["http://example.com:22/", "http://example.com:6379/", "https://example.com:8443/", "http://93.184.216.34:25/"] {
+            assert!(matches!(strict.check_address(&u(refused)), Err(IngestError::Refused(_))), "{refused}");
+        }
+        let relaxed = crawler("8443, 8080");
+        assert!(relaxed.check_address(&u("https://example.com:8443/")).is_ok());
+        assert!(relaxed.check_address(&u("http://example.com:8080/")).is_ok());
+        assert!(relaxed.check_address(&u("http://example.com:22/")).is_err());
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 pub mod access;
 pub mod caller;
+pub mod flow_cookie;
 pub mod links;
 pub mod oauth;
 pub mod password;

@@ -18,7 +18,10 @@ use serde::Deserialize;
 use crate::error::{ApiError, ApiResult};
 
 /// How long a started sign-in may take before its state is forgotten.
-const FLOW_TTL: Duration = Duration::from_secs(600);
+pub(crate) const FLOW_TTL: Duration = Duration::from_secs(600);
+
+/// What a callback hears when its state is unknown, expired, used, or not this browser's.
+pub const FLOW_EXPIRED: &str = "This sign-in link has expired or was already used. Please try again.";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Provider {
@@ -83,13 +86,14 @@ fn parse_url<T>(raw: &str, make: impl FnOnce(String) -> Result<T, url::ParseErro
     make(raw.to_string()).map_err(|e| ApiError::internal(format!("oauth endpoint {raw:?}: {e}")))
 }
 
-/// The provider's authorization URL for a new sign-in, remembering its state and verifier.
+/// The provider's authorization URL for a new sign-in, and its `state` (for the browser's
+/// flow cookie); the state and verifier are remembered for the callback.
 pub fn start(
     provider: Provider,
     config: &OAuthProvider,
     public_base: &str,
     flows: &PendingFlows,
-) -> ApiResult<String> {
+) -> ApiResult<(String, String)> {
     if !config.is_configured() {
         return Err(ApiError::unavailable(format!("{} sign-in is not configured", provider.label())));
     }
@@ -108,7 +112,7 @@ pub fn start(
         state.secret().clone(),
         PendingFlow { provider, verifier: verifier.secret().clone(), started: Instant::now() },
     );
-    Ok(url.to_string())
+    Ok((url.to_string(), state.secret().clone()))
 }
 
 /// Finishes a sign-in: checks the state, trades the code for a token and reads who the
@@ -128,7 +132,7 @@ pub async fn finish(
     let flow = flows
         .take(state)
         .filter(|f| f.provider == provider)
-        .ok_or_else(|| ApiError::bad_request("This sign-in link has expired or was already used. Please try again."))?;
+        .ok_or_else(|| ApiError::bad_request(FLOW_EXPIRED))?;
     let client = BasicClient::new(ClientId::new(config.client_id.clone()))
         .set_client_secret(ClientSecret::new(config.client_secret.clone()))
         .set_auth_uri(parse_url(&config.auth_url, AuthUrl::new)?)

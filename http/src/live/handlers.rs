@@ -77,7 +77,8 @@ async fn join_session(cx: Cx, Args(a): Args<JoinSession>) -> Result<Reply, Engin
     // reconnected client fills what it missed.
     let session = cx.state.store.session(&session_id).await?.ok_or(EngineError::NotFound("Session"))?;
     let messages = cx.state.store.messages(&session_id, a.after_seq.unwrap_or(0), JOIN_HISTORY).await?;
-    Ok(Reply::Joined { session: Box::new(session), messages })
+    let for_visitor = matches!(cx.live.conn.who, Who::Visitor { .. });
+    Ok(Reply::Joined { session: Box::new(session), messages, for_visitor })
 }
 
 async fn join_as_agent(cx: Cx, Args(a): Args<BotArgs>) -> Result<Reply, EngineError> {
@@ -131,6 +132,7 @@ async fn request_human_support(cx: Cx, Args(a): Args<RequestSupport>) -> Result<
                 tracing::warn!("support request mail: {}", e.message);
             }
         }
+        return Ok(Reply::VisitorSession(session));
     }
     Ok(Reply::Session(session))
 }
@@ -229,6 +231,7 @@ struct ResolveSession {
 async fn resolve_session(cx: Cx, Args(a): Args<ResolveSession>) -> Result<Reply, EngineError> {
     let session_id = required(a.session_id, "sessionId")?;
     let rating = a.rating.and_then(|r| i32::try_from(r).ok());
+    // The spec's resolve "feedback" is the agent's (the agent dashboard calls it notes).
     let session = cx.state.engine.resolve(&cx.live.conn.who, &session_id, rating, a.feedback.or(a.notes)).await?;
     Ok(Reply::Session(session))
 }

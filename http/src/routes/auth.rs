@@ -1,7 +1,7 @@
 //! Sign-up (with a verification mail), sign-in with a password, sign-in through Google or
 //! GitHub, following emailed links (verify, confirm a new address), and 'Forgot password?'.
 
-use actix_web::http::header::LOCATION;
+use actix_web::http::header::{LOCATION, SET_COOKIE};
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use parley_store::tokens::{Purpose, Redeem};
@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::auth::oauth::{self, Provider};
-use crate::auth::{links, AuthUser};
+use crate::auth::{flow_cookie, links, AuthUser};
 use crate::domain::{person_name, Email, Password};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
@@ -211,15 +211,23 @@ fn provider_config(state: &AppState, provider: Provider) -> &parley_config::OAut
     }
 }
 
+/// True when the public address is https, so cookies are marked Secure.
+fn secure_cookies(state: &AppState) -> bool {
+    state.settings.public_base_url().starts_with("https://")
+}
+
 async fn oauth_start(state: web::Data<AppState>, path: web::Path<String>) -> ApiResult<HttpResponse> {
     let (provider, _) = provider_of(&path)?;
-    let url = oauth::start(
+    let (url, flow_state) = oauth::start(
         provider,
         provider_config(&state, provider),
         &state.settings.public_base_url(),
         &state.oauth_flows,
     )?;
-    Ok(HttpResponse::Found().insert_header((LOCATION, url)).finish())
+    Ok(HttpResponse::Found()
+        .insert_header((LOCATION, url))
+        .insert_header((SET_COOKIE, flow_cookie::bind(&flow_state, secure_cookies(&state))))
+        .finish())
 }
 
 #[derive(Deserialize)]
@@ -245,6 +253,10 @@ async fn oauth_callback(
     let (Some(code), Some(flow_state)) = (&query.code, &query.state) else {
         return Err(ApiError::bad_request("Missing code or state"));
     };
+    // Login CSRF: only the browser that started this sign-in may finish it.
+    if !flow_cookie::same_browser(&req, flow_state) {
+        return Err(ApiError::bad_request(oauth::FLOW_EXPIRED));
+    }
     let identity = oauth::finish(
         provider,
         provider_config(&state, provider),
@@ -271,7 +283,10 @@ async fn oauth_callback(
                 provider.label()
             );
             let target = format!("/login?error={}", url_escape(&message));
-            return Ok(HttpResponse::Found().insert_header((LOCATION, target)).finish());
+            return Ok(HttpResponse::Found()
+                .insert_header((LOCATION, target))
+                .insert_header((SET_COOKIE, flow_cookie::clear(secure_cookies(&state))))
+                .finish());
         }
     };
     state
@@ -279,8 +294,11 @@ async fn oauth_callback(
         .log_activity(Some(&user.id), None, "account", &format!("Signed in with {}", provider.label()))
         .await?;
     let token = state.tokens.issue_user_via(&user, provider.slug())?;
+    // In the fragment, not the query: a browser never sends a fragment to a server, so the
+    // token stays out of access logs (ours and any proxy's) and out of Referer headers.
     Ok(HttpResponse::build(StatusCode::FOUND)
-        .insert_header((LOCATION, format!("/auth-success?token={token}")))
+        .insert_header((LOCATION, format!("/auth-success#token={token}")))
+        .insert_header((SET_COOKIE, flow_cookie::clear(secure_cookies(&state))))
         .finish())
 }
 

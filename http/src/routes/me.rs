@@ -157,15 +157,14 @@ async fn update_profile(
 
 async fn upload_avatar(state: web::Data<AppState>, AuthUser(user): AuthUser, form: Multipart) -> ApiResult<HttpResponse> {
     let max = state.settings.auth.max_avatar_bytes;
-    let parts = uploads::read_parts(form, |_| max, |_| {
-        ApiError::too_large(format!("Image must be smaller than {} MB", max / (1024 * 1024)))
-    })
-    .await?;
+    let rules = uploads::FormRules { fields: &[("avatar", max)], total: state.settings.uploads.max_form_bytes };
+    let parts = uploads::read_form(form, &rules, |_| ApiError::too_large(format!("Image must be smaller than {} MB", max / (1024 * 1024)))).await?;
     let part = parts
         .into_iter()
         .find(|p| p.name == "avatar")
         .ok_or_else(|| ApiError::validation("Choose an image to upload"))?;
     let ext = uploads::image_extension(&part.bytes).ok_or_else(|| ApiError::validation("Please upload an image file"))?;
+    crate::quota::check(&state, &user.id, part.bytes.len()).await?;
     let dir = uploads::public_dir(&state.settings.data_dir);
     let name = uploads::save(dir.clone(), ext, part.bytes).await?;
     let url = format!("/uploads/public/{name}");
@@ -173,6 +172,8 @@ async fn upload_avatar(state: web::Data<AppState>, AuthUser(user): AuthUser, for
         uploads::discard(dir.join(&name)).await;
         return Err(e.into());
     }
+    // The picture it replaced is named by nothing now (an OAuth picture elsewhere is left be).
+    uploads::discard_public(&state.settings.data_dir, user.profile_picture.as_deref()).await;
     Ok(HttpResponse::Ok().json(json!({"profilePicture": url})))
 }
 

@@ -9,20 +9,23 @@ use parley_store::models::{ChatMessage, ChatSession};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use super::chat::{MessageView, Messages, SessionView, Sessions};
+use super::visitor::VisitorSessionView;
 
 /// A successful answer, by the shape of what it carries.
 #[derive(Debug, Clone)]
 pub enum Reply {
     /// `{success}`
     Empty,
-    /// `{session}`
+    /// `{session}`, as the team sees it.
     Session(Arc<ChatSession>),
+    /// `{session}`, as its visitor sees it.
+    VisitorSession(Arc<ChatSession>),
     /// `{sessions}`
     Sessions(SessionList),
     /// `{message}` (a member's message), or `{agentConnected, message}` (a visitor's).
     Message { message: Arc<ChatMessage>, agent_connected: Option<bool> },
-    /// `join-session`: `{messages, session, sessionId}`.
-    Joined { session: Box<ChatSession>, messages: Vec<ChatMessage> },
+    /// `join-session`: `{messages, session, sessionId}`; the session as the joiner may see it.
+    Joined { session: Box<ChatSession>, messages: Vec<ChatMessage>, for_visitor: bool },
     /// `{botId}`
     BotId(String),
     /// `{status}`
@@ -35,6 +38,7 @@ impl Serialize for Reply {
         match self {
             Reply::Empty => {}
             Reply::Session(session) => map.serialize_entry("session", &SessionView::from(session.as_ref()))?,
+            Reply::VisitorSession(session) => map.serialize_entry("session", &VisitorSessionView::from(session.as_ref()))?,
             Reply::Sessions(sessions) => map.serialize_entry("sessions", &Sessions(sessions))?,
             Reply::Message { message, agent_connected } => {
                 if let Some(connected) = agent_connected {
@@ -42,9 +46,13 @@ impl Serialize for Reply {
                 }
                 map.serialize_entry("message", &MessageView::from(message.as_ref()))?;
             }
-            Reply::Joined { session, messages } => {
+            Reply::Joined { session, messages, for_visitor } => {
                 map.serialize_entry("messages", &Messages(messages))?;
-                map.serialize_entry("session", &SessionView::from(session.as_ref()))?;
+                if *for_visitor {
+                    map.serialize_entry("session", &VisitorSessionView::from(session.as_ref()))?;
+                } else {
+                    map.serialize_entry("session", &SessionView::from(session.as_ref()))?;
+                }
                 map.serialize_entry("sessionId", &session.id)?;
             }
             Reply::BotId(bot_id) => map.serialize_entry("botId", bot_id)?,
@@ -104,10 +112,15 @@ mod tests {
                 json!({"message": old_message_view(&messages[0]), "agentConnected": false}),
             ),
             (
-                Reply::Joined { session: Box::new(session.clone()), messages: messages.clone() },
+                Reply::Joined { session: Box::new(session.clone()), messages: messages.clone(), for_visitor: false },
                 json!({"sessionId": session.id, "session": old_session_view(&session), "messages": messages.iter().map(old_message_view).collect::<Vec<_>>()}),
             ),
             (Reply::BotId("b1".into()), json!({"botId": "b1"})),
+            (Reply::VisitorSession(Arc::new(session.clone())), json!({"session": serde_json::to_value(crate::views::visitor::session(&session)).unwrap()})),
+            (
+                Reply::Joined { session: Box::new(session.clone()), messages: messages.clone(), for_visitor: true },
+                json!({"sessionId": session.id, "session": serde_json::to_value(crate::views::visitor::session(&session)).unwrap(), "messages": messages.iter().map(old_message_view).collect::<Vec<_>>()}),
+            ),
             (Reply::Status("away".into()), json!({"status": "away"})),
         ];
         for (reply, old) in cases {

@@ -105,7 +105,7 @@ pub fn message(m: &ChatMessage) -> MessageView<'_> {
 
 /// The title shown when a session has none (spec 2 §9: 'Chat Session' + last 6 of the id).
 #[derive(Clone, Copy)]
-pub struct Title<'a>(&'a ChatSession);
+pub struct Title<'a>(pub(crate) &'a ChatSession);
 
 impl fmt::Display for Title<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -136,7 +136,8 @@ pub struct AgentRef<'a> {
     name: Option<&'a str>,
 }
 
-/// A session as lists show it (spec 1 "Sessions list", spec 2 §3 "Chat session").
+/// A session as the team sees it: lists (spec 1 "Sessions list", spec 2 §3 "Chat session")
+/// and the dashboard's calls and events. Its visitor gets `visitor::VisitorSessionView`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionView<'a> {
@@ -160,6 +161,7 @@ pub struct SessionView<'a> {
     needs_human_support: bool,
     priority: &'a str,
     rating: Option<i32>,
+    resolution_notes: Option<&'a str>,
     resolved_at: Option<Time<'a>>,
     resolved_by: Option<&'a str>,
     status: &'a str,
@@ -191,6 +193,7 @@ impl<'a> From<&'a ChatSession> for SessionView<'a> {
             needs_human_support: s.needs_human_support,
             priority: &s.priority,
             rating: s.rating,
+            resolution_notes: s.resolution_notes.as_deref(),
             resolved_at: s.resolved_at.as_ref().map(Time),
             resolved_by: s.resolved_by.as_deref(),
             status: &s.status,
@@ -300,6 +303,7 @@ pub(crate) mod tests {
             resolved_by: some("Ann"),
             rating: full.then_some(5),
             feedback: some("Sorted"),
+            resolution_notes: some("Refunded"),
             is_pinned: full,
             is_starred: !full,
             message_count: 3,
@@ -336,6 +340,7 @@ pub(crate) mod tests {
             "customerCompany": s.customer_company,
             "humanSupportRequestedAt": s.human_support_requested_at.as_ref().map(to_rfc3339),
             "resolvedAt": s.resolved_at.as_ref().map(to_rfc3339), "resolvedBy": s.resolved_by, "rating": s.rating,
+            "resolutionNotes": s.resolution_notes,
             "feedback": s.feedback, "isPinned": s.is_pinned, "isStarred": s.is_starred, "messageCount": s.message_count,
             "lastMessage": s.last_message, "timestamp": to_rfc3339(&s.updated_at),
             "createdAt": to_rfc3339(&s.created_at), "updatedAt": to_rfc3339(&s.updated_at),

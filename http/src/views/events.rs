@@ -6,6 +6,7 @@ use parley_engine::ingest::{TrainedItem, TrainingEvent};
 use serde::Serialize;
 
 use super::chat::{CustomerInfoView, MessageView, SessionView, Sessions};
+use super::visitor::VisitorSessionView;
 
 /// The JSON of `event`'s one argument. Every field is plain data, so serializing cannot fail;
 /// should it ever, the client hears `null` rather than nothing.
@@ -41,6 +42,14 @@ struct WithMessage<'a> {
 #[derive(Serialize)]
 struct WithSession<'a> {
     session: SessionView<'a>,
+    #[serde(rename = "sessionId")]
+    session_id: &'a str,
+}
+
+/// `session-updated` for the session's visitor.
+#[derive(Serialize)]
+struct WithVisitorSession<'a> {
+    session: VisitorSessionView<'a>,
     #[serde(rename = "sessionId")]
     session_id: &'a str,
 }
@@ -162,6 +171,7 @@ impl Serialize for EventView<'_> {
             ServerEvent::SessionAssigned { session_id, session } | ServerEvent::SessionUpdated { session_id, session } => {
                 WithSession { session: session.as_ref().into(), session_id }.serialize(s)
             }
+            ServerEvent::VisitorSessionUpdated { session_id, session } => WithVisitorSession { session: session.as_ref().into(), session_id }.serialize(s),
             ServerEvent::CustomerTyping { session_id, is_typing } => CustomerTyping { is_typing: *is_typing, session_id }.serialize(s),
             ServerEvent::MessageDelta { session_id, message_id, delta } => MessageDelta { delta, message_id, session_id }.serialize(s),
             ServerEvent::SessionResolved { session_id, resolved_by, timestamp } => SessionResolved { resolved_by, session_id, timestamp }.serialize(s),
@@ -220,6 +230,9 @@ mod tests {
             ServerEvent::SessionAssigned { session_id, session } | ServerEvent::SessionUpdated { session_id, session } => {
                 json!({"sessionId": session_id, "session": old_session_view(session)})
             }
+            ServerEvent::VisitorSessionUpdated { session_id, session } => {
+                json!({"sessionId": session_id, "session": serde_json::to_value(crate::views::visitor::session(session)).unwrap()})
+            }
             ServerEvent::CustomerTyping { session_id, is_typing } => json!({"sessionId": session_id, "isTyping": is_typing}),
             ServerEvent::MessageDelta { session_id, message_id, delta } => json!({"sessionId": session_id, "messageId": message_id, "delta": delta}),
             ServerEvent::SessionResolved { session_id, resolved_by, timestamp } => json!({"sessionId": session_id, "resolvedBy": resolved_by, "timestamp": timestamp}),
@@ -257,6 +270,7 @@ mod tests {
             ServerEvent::ActiveSupportSessions { sessions: vec![session_row(true), session_row(false)].into() },
             ServerEvent::AllSessionsUpdate { sessions: Vec::new().into() },
             ServerEvent::SessionAssigned { session_id: s(), session: session.clone() },
+            ServerEvent::VisitorSessionUpdated { session_id: s(), session: session.clone() },
             ServerEvent::SessionUpdated { session_id: s(), session },
             ServerEvent::CustomerTyping { session_id: s(), is_typing: true },
             ServerEvent::MessageDelta { session_id: s(), message_id: "pending-3".into(), delta: "par\"t".into() },
@@ -275,5 +289,16 @@ mod tests {
         for event in &events {
             assert_eq!(encode(event), old_payload(event).to_string(), "{}", event.event_name());
         }
+    }
+
+    /// Hardening finding 11: the visitor's `session-updated` carries none of the team's fields.
+    #[test]
+    fn the_visitors_session_updated_keeps_team_fields_out() {
+        let session = Arc::new(session_row(true));
+        let payload: Value = serde_json::from_str(&encode(&ServerEvent::VisitorSessionUpdated { session_id: "s1".into(), session })).unwrap();
+        for hidden in ["priority", "tags", "rating", "feedback", "resolutionNotes"] {
+            assert!(payload["session"].get(hidden).is_none(), "{hidden}: {payload}");
+        }
+        assert_eq!(payload["session"]["assignedAgent"], json!({"name": "Ann"}));
     }
 }

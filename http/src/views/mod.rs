@@ -5,6 +5,7 @@
 pub mod acks;
 pub mod chat;
 pub mod events;
+pub mod visitor;
 
 use parley_store::billing::Allowance;
 use parley_store::bots::{BotSettings, WidgetConfig};

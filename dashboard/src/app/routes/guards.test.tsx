@@ -67,7 +67,14 @@ describe('route guard', () => {
     await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard'));
   });
 
-  it('/auth-success stores the token, loads /api/me and goes to /dashboard', async () => {
+  it('/auth-success takes the token from the fragment, loads /api/me and goes to /dashboard', async () => {
+    const { router } = renderApp('/auth-success#token=oauth-frag');
+    await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard'));
+    expect(localStorage.getItem('authToken')).toBe('oauth-frag');
+    expect(router.state.location.hash).toBe('');
+  });
+
+  it('/auth-success still reads ?token=, stores it, loads /api/me and goes to /dashboard', async () => {
     const { router } = renderApp('/auth-success?token=oauth-tok');
     await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard'));
     expect(localStorage.getItem('authToken')).toBe('oauth-tok');

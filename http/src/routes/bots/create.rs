@@ -40,13 +40,18 @@ fn icon_too_large(max: usize) -> ApiError {
 pub async fn create(state: web::Data<AppState>, AuthUser(user): AuthUser, form: Multipart) -> ApiResult<HttpResponse> {
     let limits = &state.settings.uploads;
     let (max_pdf, max_icon) = (limits.max_pdf_bytes, limits.max_icon_bytes);
-    let parts = uploads::read_parts(
+    let fields = [
+        ("name", MAX_FIELD_BYTES),
+        ("description", MAX_FIELD_BYTES),
+        ("websiteUrl", MAX_FIELD_BYTES),
+        ("faqMethod", MAX_FIELD_BYTES),
+        ("faqText", MAX_FIELD_BYTES),
+        ("faqFile", max_pdf),
+        ("icon", max_icon),
+    ];
+    let parts = uploads::read_form(
         form,
-        |name| match name {
-            "faqFile" => max_pdf,
-            "icon" => max_icon,
-            _ => MAX_FIELD_BYTES,
-        },
+        &uploads::FormRules { fields: &fields, total: limits.max_form_bytes },
         |name| match name {
             "faqFile" => ApiError::too_large("File size must be less than 10MB"),
             "icon" => icon_too_large(max_icon),
@@ -106,14 +111,22 @@ pub async fn create(state: web::Data<AppState>, AuthUser(user): AuthUser, form: 
     };
 
     let allowance = state.store.allowance(&user.id).await?;
-    if !allowance.can_create_bot() {
-        return Err(ApiError::forbidden(format!(
+    let at_the_limit = || {
+        ApiError::forbidden(format!(
             "Your {} plan allows {} assistant{}. Upgrade your plan to create more.",
             allowance.plan.name,
             allowance.plan.bots_limit,
             if allowance.plan.bots_limit == 1 { "" } else { "s" }
-        )));
+        ))
+    };
+    // Checked here to refuse before any file is written; enforced by the store's conditional
+    // insert below, which concurrent creations cannot race past.
+    if !allowance.can_create_bot() {
+        return Err(at_the_limit());
     }
+
+    let adding = icon.as_ref().map_or(0, |(_, b)| b.len()) + pdf.as_ref().map_or(0, |(_, b)| b.len());
+    crate::quota::check(&state, &user.id, adding).await?;
 
     // Files first, under fresh names nothing refers to yet.
     let data_dir = &state.settings.data_dir;
@@ -157,20 +170,21 @@ pub async fn create(state: web::Data<AppState>, AuthUser(user): AuthUser, form: 
         (None, None) => None,
     };
 
-    let created = state
-        .store
-        .create_bot(NewBot {
-            owner_id: user.id.clone(),
-            name: name.into_inner(),
-            description,
-            website_url,
-            icon: icon_url,
-            widget: WidgetConfig::default(),
-            initial_source,
-        })
-        .await;
-    let bot = match created {
-        Ok(bot) => bot,
+    let new = NewBot {
+        owner_id: user.id.clone(),
+        name: name.into_inner(),
+        description,
+        website_url,
+        icon: icon_url,
+        widget: WidgetConfig::default(),
+        initial_source,
+    };
+    let bot = match state.store.create_bot_within(new, allowance.plan.bots_limit).await {
+        Ok(Some(bot)) => bot,
+        Ok(None) => {
+            discard_all(written).await;
+            return Err(at_the_limit());
+        }
         Err(e) => {
             discard_all(written).await;
             return Err(e.into());
@@ -192,20 +206,28 @@ async fn discard_all(paths: Vec<std::path::PathBuf>) {
     }
 }
 
-/// `POST /api/bots/{id}/icon`: replaces the bot's icon (multipart field `icon`).
+/// `POST /api/bots/{id}/icon`: replaces the bot's icon (multipart field `icon`); the old
+/// icon's file goes once nothing names it.
 pub async fn replace_icon(state: web::Data<AppState>, access: BotAccess<EditBot>, form: Multipart) -> ApiResult<HttpResponse> {
-    let max_icon = state.settings.uploads.max_icon_bytes;
-    let parts = uploads::read_parts(form, |_| max_icon, |_| icon_too_large(max_icon)).await?;
+    let uploads_settings = &state.settings.uploads;
+    let max_icon = uploads_settings.max_icon_bytes;
+    let rules = uploads::FormRules { fields: &[("icon", max_icon)], total: uploads_settings.max_form_bytes };
+    let parts = uploads::read_form(form, &rules, |_| icon_too_large(max_icon)).await?;
     let part = field(&parts, "icon")
         .filter(|p| !p.bytes.is_empty())
         .ok_or_else(|| ApiError::validation("Choose an image to upload"))?;
     let ext = uploads::image_extension(&part.bytes)
         .ok_or_else(|| ApiError::validation("Bot icon must be an image (PNG, JPEG, GIF or WebP)"))?;
-    let dir = uploads::public_dir(&state.settings.data_dir);
+    crate::quota::check(&state, &access.bot.owner_id, part.bytes.len()).await?;
+    let data_dir = &state.settings.data_dir;
+    let dir = uploads::public_dir(data_dir);
     let name = uploads::save(dir.clone(), ext, part.bytes.clone()).await?;
     let update = parley_store::bots::BotUpdate { icon: Some(Some(format!("/uploads/public/{name}"))), ..Default::default() };
     match state.store.update_bot(&access.bot.id, update).await {
-        Ok(bot) => Ok(HttpResponse::Ok().json(json!({"bot": views::bot(&bot, access.role)}))),
+        Ok(bot) => {
+            uploads::discard_public(data_dir, access.bot.icon.as_deref()).await;
+            Ok(HttpResponse::Ok().json(json!({"bot": views::bot(&bot, access.role)})))
+        }
         Err(e) => {
             uploads::discard(dir.join(name)).await;
             Err(e.into())

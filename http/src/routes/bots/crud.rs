@@ -109,8 +109,15 @@ pub async fn update(
     Ok(HttpResponse::Ok().json(json!({"bot": views::bot(&bot, access.role)})))
 }
 
+/// Deletes the bot with everything it owns, its files too (icon and training PDFs).
 pub async fn delete(state: web::Data<AppState>, access: BotAccess<OwnBot>) -> ApiResult<HttpResponse> {
+    let files: Vec<std::path::PathBuf> = state.store.sources_of_bot(&access.bot.id).await?.into_iter().filter_map(|s| s.file_path).map(Into::into).collect();
     state.store.delete_bot(&access.bot.id).await?;
+    // Only once the rows are gone: a failed delete must leave the bot whole.
+    for file in files {
+        crate::uploads::discard(file).await;
+    }
+    crate::uploads::discard_public(&state.settings.data_dir, access.bot.icon.as_deref()).await;
     state.engine.bot_changed(&access.bot.id);
     state
         .store

@@ -59,7 +59,8 @@ pub async fn list(state: web::Data<AppState>, access: BotAccess<ViewBot>) -> Api
 
 pub async fn add_pdf(state: web::Data<AppState>, access: BotAccess<EditBot>, form: Multipart) -> ApiResult<HttpResponse> {
     let max = state.settings.uploads.max_pdf_bytes;
-    let parts = uploads::read_parts(form, |_| max, |_| ApiError::too_large("File size must be less than 10MB")).await?;
+    let rules = uploads::FormRules { fields: &[("file", max)], total: state.settings.uploads.max_form_bytes };
+    let parts = uploads::read_form(form, &rules, |_| ApiError::too_large("File size must be less than 10MB")).await?;
     let part = parts
         .into_iter()
         .find(|p| p.name == "file" && !p.bytes.is_empty())
@@ -67,6 +68,7 @@ pub async fn add_pdf(state: web::Data<AppState>, access: BotAccess<EditBot>, for
     if !uploads::is_pdf(&part.bytes) {
         return Err(ApiError::validation("Please upload a PDF file"));
     }
+    crate::quota::check(&state, &access.bot.owner_id, part.bytes.len()).await?;
     let name = part.filename.clone().unwrap_or_else(|| "document.pdf".into());
     let size = u64::try_from(part.bytes.len()).unwrap_or(u64::MAX);
     let dir = uploads::private_dir(&state.settings.data_dir);

@@ -11,6 +11,8 @@ use crate::auth::{AuthUser, Caller};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use crate::views::chat::{self as view, Sessions, SessionWithMessages};
+use crate::views::visitor::{self, VisitorSessionWithMessages};
+use parley_engine::chat::Who;
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -54,7 +56,12 @@ pub async fn all_sessions(state: web::Data<AppState>, AuthUser(user): AuthUser, 
 /// `GET /api/chat/get-chat-session/{id}`: a member of the bot, or the session's visitor (with
 /// their token as `X-Visitor-Token`), sees the session and its messages.
 pub async fn get(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<HttpResponse> {
-    let (session, messages) = state.engine.session_with_messages(&caller.into_who(), &path, 500).await?;
+    let who = caller.into_who();
+    let (session, messages) = state.engine.session_with_messages(&who, &path, 500).await?;
+    if matches!(who, Who::Visitor { .. }) {
+        let session = VisitorSessionWithMessages { session: visitor::session(&session), messages: view::Messages(&messages) };
+        return Ok(HttpResponse::Ok().json(json!({"session": session})));
+    }
     let session = SessionWithMessages { session: view::session(&session), messages: view::Messages(&messages) };
     Ok(HttpResponse::Ok().json(json!({"session": session})))
 }
@@ -67,6 +74,7 @@ pub async fn delete(state: web::Data<AppState>, AuthUser(user): AuthUser, path: 
 #[derive(Deserialize)]
 pub struct ResolveBody {
     rating: Option<i32>,
+    /// The agent's notes (spec: "feedback"); kept private to the team.
     feedback: Option<String>,
     notes: Option<String>,
 }

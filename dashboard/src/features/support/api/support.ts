@@ -46,7 +46,10 @@ export interface ChatSession {
   resolvedAt?: string | null;
   resolvedBy?: string | null;
   rating?: number | null;
+  /** The visitor's own feedback. */
   feedback?: string | null;
+  /** The agent's private notes from resolving it (the resolve call's `feedback`). */
+  resolutionNotes?: string | null;
   messageCount?: number;
   lastMessage?: string | null;
   timestamp?: string;
