@@ -56,14 +56,13 @@ impl TestDb {
         }
     }
 
-    /// Tests a data migration: reverts the newest migration, runs `sql` on the schema before
-    /// it (to write rows as the older code did), then migrates up again. Open a fresh `Store`
+    /// Tests a data migration: reverts the migrations down to and including `version` (the
+    /// folder name's date part, e.g. `2026-11-24-000001`), runs `sql` on the schema before it
+    /// (to write rows as the older code did), then migrates up again. Open a fresh `Store`
     /// afterwards to read the result.
-    pub async fn redo_last_migration(&self, sql: &str) -> StoreResult<()> {
+    pub async fn redo_migration(&self, version: &str, sql: &str) -> StoreResult<()> {
         use diesel::Connection;
-        use diesel_migrations::MigrationHarness;
-        let migration = |e: Box<dyn std::error::Error + Send + Sync>| StoreError::Migration(e.to_string());
-        let (backend, sql) = (self.backend, sql.to_string());
+        let (backend, version, sql) = (self.backend, version.to_string(), sql.to_string());
         let url = match backend {
             Backend::Sqlite => self.dir.path().join("parley.db").to_string_lossy().to_string(),
             Backend::Postgres => self.database_url.clone(),
@@ -74,23 +73,37 @@ impl TestDb {
                 let mut conn = diesel::SqliteConnection::establish(&url).map_err(connection)?;
                 // The store's own connections may still be closing.
                 diesel::connection::SimpleConnection::batch_execute(&mut conn, "PRAGMA busy_timeout = 10000;")?;
-                conn.revert_last_migration(crate::pool::SQLITE_MIGRATIONS).map_err(migration)?;
-                diesel::connection::SimpleConnection::batch_execute(&mut conn, &sql)?;
-                conn.run_pending_migrations(crate::pool::SQLITE_MIGRATIONS).map_err(migration)?;
-                Ok(())
+                redo_on(&mut conn, || crate::pool::SQLITE_MIGRATIONS, &version, &sql)
             }
             Backend::Postgres => {
                 use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
                 let mut conn = <AsyncConnectionWrapper<AsyncPgConnection> as Connection>::establish(&url).map_err(connection)?;
-                conn.revert_last_migration(crate::pool::PG_MIGRATIONS).map_err(migration)?;
-                diesel::connection::SimpleConnection::batch_execute(&mut conn, &sql)?;
-                conn.run_pending_migrations(crate::pool::PG_MIGRATIONS).map_err(migration)?;
-                Ok(())
+                redo_on(&mut conn, || crate::pool::PG_MIGRATIONS, &version, &sql)
             }
         })
         .await
         .map_err(|e| StoreError::Connection(e.to_string()))?
     }
+}
+
+/// [`TestDb::redo_migration`] on one connection. `migrations` makes the (not cloneable) set
+/// once per use.
+fn redo_on<C, DB>(conn: &mut C, migrations: impl Fn() -> diesel_migrations::EmbeddedMigrations, version: &str, sql: &str) -> StoreResult<()>
+where
+    DB: diesel::backend::Backend,
+    C: diesel_migrations::MigrationHarness<DB> + diesel::connection::SimpleConnection,
+{
+    let migration = |e: Box<dyn std::error::Error + Send + Sync>| StoreError::Migration(e.to_string());
+    loop {
+        let reverted = conn.revert_last_migration(migrations()).map_err(migration)?;
+        // diesel names a version without the folder's dashes.
+        if reverted.to_string().replace('-', "") == version.replace('-', "") {
+            break;
+        }
+    }
+    conn.batch_execute(sql)?;
+    conn.run_pending_migrations(migrations()).map_err(migration)?;
+    Ok(())
 }
 
 impl Store {

@@ -302,7 +302,7 @@ async fn resolve_notes_are_kept_apart_from_the_visitors_feedback(backend: Backen
         (older.id, newer.id)
     };
     // As an older version left it: the agent's notes in `feedback`.
-    db.redo_last_migration(&format!("UPDATE chat_sessions SET feedback = 'Agent wrote this' WHERE id = '{older}'")).await.unwrap();
+    db.redo_migration("2026-11-24-000001", &format!("UPDATE chat_sessions SET feedback = 'Agent wrote this' WHERE id = '{older}'")).await.unwrap();
     let store = db.open().await.unwrap();
     let older = store.session(&older).await.unwrap().unwrap();
     assert_eq!((older.resolution_notes.as_deref(), older.feedback.as_deref()), (Some("Agent wrote this"), None));
