@@ -27,6 +27,7 @@ import { AgentDashboardRoute } from './routes/agent-dashboard';
 import { BotSettingsRoute } from './routes/bot-settings';
 import { SettingsRoute } from './routes/settings';
 import { DocsRoute } from './routes/docs';
+import { LeadsRoute } from './routes/leads';
 
 /** Screens about one bot: without an active bot they send the user to /dashboard. */
 const botScreens: [path: string, element: JSX.Element][] = [
@@ -60,7 +61,7 @@ export const routes: RouteObject[] = [
       { path: '/dashboard', element: <MyBotsRoute /> },
       { path: '/docs', element: <DocsRoute /> },
       { path: '/agent-dashboard', element: <AgentDashboardRoute /> },
-      { path: '/leads', element: <PageRoute title="Leads" /> },
+      { path: '/leads', element: <LeadsRoute /> },
       { path: '/teams', element: <TeamsRoute /> },
       { path: '/bot-settings', element: <BotSettingsRoute /> },
       { path: '/billing', element: <PageRoute title="Billing and Subscription" /> },

@@ -16,7 +16,13 @@ export type BotAction =
   /** Take, answer, resolve and delete support sessions. */
   | 'handleSupport'
   /** Correct a bot message in a conversation. */
-  | 'editMessage';
+  | 'editMessage'
+  /** New Lead and the Edit form. */
+  | 'editLeads'
+  /** A lead's status (the inline select). */
+  | 'setLeadStatus'
+  /** Delete a lead. */
+  | 'deleteLeads';
 
 const ROLES: readonly BotRole[] = ['owner', 'admin', 'editor', 'viewer', 'agent'];
 
@@ -27,6 +33,9 @@ const TABLE: Record<BotAction, readonly BotRole[]> = {
   manageTeam: ['owner', 'admin'],
   handleSupport: ['owner', 'admin', 'agent'],
   editMessage: ['owner', 'admin', 'editor', 'agent'],
+  editLeads: ['owner', 'admin', 'editor'],
+  setLeadStatus: ['owner', 'admin', 'editor', 'agent'],
+  deleteLeads: ['owner', 'admin'],
 };
 
 /** A role as the server names it; anything else (missing, unknown) is the least: viewer. */

@@ -1,8 +1,8 @@
-import { useState, type ReactNode } from 'react';
-import { Navigate, useLocation } from 'react-router';
+import { useEffect, useState, type ReactNode } from 'react';
+import { Navigate, useLocation, useSearchParams } from 'react-router';
 import { useSnapshot } from 'valtio';
 import { isSignedIn, session } from '@/features/auth/stores/session';
-import { activeBot, bots } from '@/features/bots/stores/bots';
+import { activeBot, bots, selectBot } from '@/features/bots/stores/bots';
 
 /** Where the guard came from, so sign-in can send the user back. */
 export interface FromState {
@@ -26,9 +26,20 @@ export function RequireAuth({ children }: { children: ReactNode }) {
   return children;
 }
 
-/** Screens that work on one bot need an active bot; without one, back to My Bots. */
+/**
+ * Screens that work on one bot need an active bot; without one, back to My Bots. A link that
+ * names its bot (`?botId=`, e.g. View conversation on the Leads page) makes that bot active
+ * first, if the user has it.
+ */
 export function RequireBot({ children }: { children: ReactNode }) {
   const snap = useSnapshot(bots);
+  const [params] = useSearchParams();
+  const wanted = params.get('botId');
+  const switchTo = wanted && wanted !== snap.activeBotId && snap.bots.some((b) => b._id === wanted) ? wanted : null;
+  useEffect(() => {
+    if (switchTo) selectBot(switchTo);
+  }, [switchTo]);
+  if (switchTo) return null;
   if (!activeBot(snap)) return <Navigate to="/dashboard" replace />;
   return children;
 }
