@@ -25,6 +25,9 @@ before(async () => {
     const r = await api(server.base, "POST", "/api/chat", { body: { botId, message } });
     assert.equal(r.status, 200);
   }
+  // A lead, so the Leads page shows its table, figures and insights.
+  const lead = await api(server.base, "POST", "/api/leads", { token: owner.token, body: { botId, name: "Screen Lead", email: "screen@lead.example", leadScore: 85 } });
+  assert.equal(lead.status, 201, JSON.stringify(lead.body));
 });
 after(async () => {
   await browser?.close();
@@ -40,7 +43,7 @@ const screens = [
   ["/training", "Q&A Pairs"],
   ["/sessions", "Sessions"],
   ["/agent-dashboard", "Agent Dashboard"],
-  ["/leads", "Leads"],
+  ["/leads", "Total Leads"],
   ["/teams", "Team"],
   ["/integrations", "Integrations"],
   ["/bot-settings", "Bot Settings"],
@@ -48,6 +51,20 @@ const screens = [
   ["/settings", "Settings"],
   ["/docs", "Documentation"],
 ];
+
+/** The Leads page's content, not only its title: count, cards, filter bar, the row, insights. */
+async function leadsContent(page) {
+  await page.getByTestId("leads-count").getByText("1 leads captured").waitFor();
+  for (const label of ["Total Leads", "New", "Contacted", "Qualified", "Converted"]) {
+    await page.getByText(label, { exact: true }).first().waitFor();
+  }
+  await page.getByPlaceholder("Search leads by name, email, company...").waitFor();
+  const row = page.getByTestId("lead-row").filter({ hasText: "Screen Lead" });
+  assert.equal(await row.getByRole("link", { name: "screen@lead.example" }).getAttribute("href"), "mailto:screen@lead.example");
+  assert.equal(await row.getByTestId("lead-score").getAttribute("data-colour"), "green");
+  await page.getByTestId("lead-insights").getByText("Conversion Rate").waitFor();
+  await page.getByRole("button", { name: "Export" }).waitFor();
+}
 
 for (const width of [1280, 390]) {
   test(`every screen renders cleanly at ${width} px`, { skip: !built && "dashboard not built (npm run build in dashboard/)" }, async () => {
@@ -67,6 +84,7 @@ for (const width of [1280, 390]) {
       await page.waitForLoadState("networkidle");
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 1, `${path} at ${width} px overflows sideways by ${overflow} px`);
+      if (path === "/leads") await leadsContent(page);
     }
     assert.deepEqual(problems, []);
     await context.close();
