@@ -3,6 +3,7 @@
 //! engaged the conversation was.
 
 use parley_store::chat::CustomerInfo;
+use parley_store::models::Lead;
 use parley_store::{Store, StoreResult};
 
 const EMAIL: i32 = 35;
@@ -49,8 +50,8 @@ pub fn score(info: &CustomerInfo, messages: i32) -> i32 {
 }
 
 /// Saves the visitor's details as the bot's lead for this conversation, scored on everything
-/// known of the person (details given earlier included).
-pub async fn capture(store: &Store, bot_id: &str, session_id: &str, info: &CustomerInfo) -> StoreResult<()> {
+/// known of the person (details given earlier included). The lead, if one was saved.
+pub async fn capture(store: &Store, bot_id: &str, session_id: &str, info: &CustomerInfo) -> StoreResult<Option<Lead>> {
     let messages = store.session(session_id).await?.map(|s| s.message_count).unwrap_or(0);
     let known = store.lead_for_session(bot_id, session_id).await?;
     let or_known = |given: &Option<String>, old: Option<String>| given.clone().filter(|v| !v.trim().is_empty()).or(old);
@@ -63,8 +64,7 @@ pub async fn capture(store: &Store, bot_id: &str, session_id: &str, info: &Custo
         },
         None => info.clone(),
     };
-    store.capture_lead(bot_id, Some(session_id), info, score(&merged, messages)).await?;
-    Ok(())
+    store.capture_lead(bot_id, Some(session_id), info, score(&merged, messages)).await
 }
 
 #[cfg(test)]

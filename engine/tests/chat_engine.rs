@@ -97,6 +97,7 @@ fn payload(event: &ServerEvent) -> Value {
         ServerEvent::AgentJoined { agent_name, agent_id, message } => json!({"agentName": agent_name, "agentId": agent_id, "message": message}),
         ServerEvent::AgentTyping { is_typing } => json!({"isTyping": is_typing}),
         ServerEvent::Training { .. } => json!({}),
+        ServerEvent::LeadCaptured { bot_id, lead_id } => json!({"botId": bot_id, "leadId": lead_id}),
     }
 }
 

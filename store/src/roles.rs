@@ -50,6 +50,21 @@ impl Role {
         matches!(self, Role::Owner | Role::Admin | Role::Agent)
     }
 
+    /// New Lead and the Edit form (spec 1 §6: owner and admin do everything, editor edits).
+    pub fn can_edit_leads(self) -> bool {
+        matches!(self, Role::Owner | Role::Admin | Role::Editor)
+    }
+
+    /// The inline status select: editors, and agents following up the people they talked to.
+    pub fn can_set_lead_status(self) -> bool {
+        matches!(self, Role::Owner | Role::Admin | Role::Editor | Role::Agent)
+    }
+
+    /// Deleting a lead loses the person's details for good: owner and admin only.
+    pub fn can_delete_leads(self) -> bool {
+        matches!(self, Role::Owner | Role::Admin)
+    }
+
     pub fn can_delete_bot(self) -> bool {
         self == Role::Owner
     }
@@ -66,6 +81,9 @@ mod tests {
         assert!(Role::Agent.can_handle_support() && !Role::Viewer.can_handle_support());
         assert!(!Role::Editor.can_handle_support());
         assert!(Role::Admin.can_manage_team() && !Role::Editor.can_manage_team());
+        assert!(Role::Editor.can_edit_leads() && !Role::Agent.can_edit_leads() && !Role::Viewer.can_edit_leads());
+        assert!(Role::Agent.can_set_lead_status() && !Role::Viewer.can_set_lead_status());
+        assert!(Role::Admin.can_delete_leads() && !Role::Editor.can_delete_leads());
         assert_eq!(Role::parse_member("owner"), None);
         assert_eq!(Role::parse_member("agent"), Some(Role::Agent));
     }

@@ -182,4 +182,55 @@ impl Store {
         }
         Ok(())
     }
+
+    /// Sets when a lead was captured (for the month figures of the Leads page).
+    pub async fn set_lead_captured_at(&self, lead_id: &str, at: chrono::NaiveDateTime) -> StoreResult<()> {
+        use crate::schema::leads;
+        use diesel::prelude::*;
+        use diesel_async::RunQueryDsl;
+        db_run!(self, |conn| diesel::update(leads::table.find(lead_id)).set(leads::captured_at.eq(at)).execute(conn).await)?;
+        Ok(())
+    }
+
+    /// Inserts `n` leads for `bot_id` in batches, each with every field filled (names, emails,
+    /// notes long enough to weigh like real ones), one second apart: the export's load test.
+    pub async fn seed_leads(&self, bot_id: &str, n: usize) -> StoreResult<()> {
+        use crate::models::Lead;
+        use crate::schema::leads;
+        use diesel_async::RunQueryDsl;
+        let start = crate::time::now();
+        let mut done = 0;
+        while done < n {
+            let batch: Vec<Lead> = (done..n.min(done + 1000))
+                .map(|i| Lead {
+                    id: crate::new_id(),
+                    bot_id: bot_id.to_string(),
+                    session_id: None,
+                    name: Some(format!("Seeded Person {i}")),
+                    email: Some(format!("person{i}@seed.example")),
+                    phone: Some(format!("+1 555 {i:07}")),
+                    company: Some(format!("Company {}", i % 97)),
+                    status: crate::leads::STATUSES[i % 5].to_string(),
+                    priority: crate::leads::PRIORITIES[i % 4].to_string(),
+                    source: crate::leads::SOURCE_WEBSITE_CHAT.to_string(),
+                    notes: Some(format!("Asked about pricing, integrations and the trial; lead number {i}.")),
+                    tags: "[\"seeded\",\"load\"]".to_string(),
+                    lead_score: (i % 101) as i32,
+                    assigned_to: None,
+                    captured_at: start - chrono::Duration::seconds(i as i64),
+                    last_contact: None,
+                    updated_at: start,
+                })
+                .collect();
+            done += batch.len();
+            // Row by row in one transaction: diesel-async has no batch insert for SQLite.
+            db_tx!(self, |conn| async move {
+                for lead in &batch {
+                    diesel::insert_into(leads::table).values(lead).execute(conn).await?;
+                }
+                Ok(())
+            })?;
+        }
+        Ok(())
+    }
 }

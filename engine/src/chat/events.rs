@@ -74,6 +74,10 @@ pub enum ServerEvent {
     Error { message: String },
     // To a bot's members: the Training page's live statuses.
     Training { event: TrainingEvent },
+    /// To everyone on the bot's team who is connected: a visitor left details, so an open
+    /// Leads page reloads (the event names the lead; the page reads it through the API, which
+    /// applies the reader's role).
+    LeadCaptured { bot_id: String, lead_id: String },
 }
 
 impl ServerEvent {
@@ -98,6 +102,7 @@ impl ServerEvent {
             ServerEvent::AgentTyping { .. } => "agent-typing",
             ServerEvent::Error { .. } => "error",
             ServerEvent::Training { .. } => "training-status",
+            ServerEvent::LeadCaptured { .. } => "lead-captured",
         }
     }
 }

@@ -264,7 +264,8 @@ impl Engine {
         };
         if let Some(lead) = msg.lead.as_ref().filter(|l| parley_store::leads::has_contact(l)) {
             self.store.request_contact(&session_id, lead).await?;
-            crate::leads::capture(&self.store, &bot.id, &session_id, lead).await?;
+            let lead = crate::leads::capture(&self.store, &bot.id, &session_id, lead).await?;
+            self.lead_captured(lead).await;
         }
         self.touch_bot(&bot.id).await?;
         let ack_on_save = msg.ack_on_save;
@@ -420,7 +421,8 @@ impl Engine {
         crate::leads::check_details(&info).map_err(EngineError::Invalid)?;
         if parley_store::leads::has_contact(&info) {
             self.store.request_contact(session_id, &info).await?;
-            crate::leads::capture(&self.store, &bot.id, session_id, &info).await?;
+            let lead = crate::leads::capture(&self.store, &bot.id, session_id, &info).await?;
+            self.lead_captured(lead).await;
         }
         self.tell_session(session_id, || {
             let (tx, rx) = oneshot::channel();
@@ -442,7 +444,8 @@ impl Engine {
             return Ok(());
         }
         self.store.request_contact(session_id, &info).await?;
-        crate::leads::capture(&self.store, &bot_id, session_id, &info).await?;
+        let lead = crate::leads::capture(&self.store, &bot_id, session_id, &info).await?;
+        self.lead_captured(lead).await;
         Ok(())
     }
 
@@ -637,6 +640,33 @@ impl Engine {
     }
 
     /// Tells every member watching the bot (`join-as-agent`) something about it.
+    /// Tells the bot's team members who are connected (on any screen) that a lead was saved,
+    /// so an open Leads page shows it. Best effort: the lead is saved whatever happens here,
+    /// and the page also refreshes on its own.
+    async fn lead_captured(&self, lead: Option<parley_store::models::Lead>) {
+        let Some(lead) = lead else { return };
+        let team: HashSet<String> = match self.store.team_user_ids(&lead.bot_id).await {
+            Ok(ids) => ids.into_iter().collect(),
+            Err(e) => {
+                tracing::warn!("lead-captured not sent: {e}");
+                return;
+            }
+        };
+        let sinks: Vec<Arc<dyn Sink>> = self
+            .conns()
+            .values()
+            .filter(|c| c.user_id.as_ref().is_some_and(|u| team.contains(u)))
+            .filter_map(|c| c.sink.clone())
+            .collect();
+        if sinks.is_empty() {
+            return;
+        }
+        let event = Outgoing::new(ServerEvent::LeadCaptured { bot_id: lead.bot_id, lead_id: lead.id });
+        for sink in sinks {
+            sink.push(&event);
+        }
+    }
+
     pub fn tell_bot(&self, bot_id: &str, event: ServerEvent) {
         if let Some(bot) = self.registry.running_bot(bot_id) {
             bot.do_send(ToAgents(event));

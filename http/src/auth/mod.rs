@@ -13,5 +13,5 @@ pub mod throttle;
 pub mod tokens;
 
 pub use caller::{Caller, CallerError, Visitor};
-pub use access::{BotAccess, EditBot, HandleSupport, ManageTeam, OwnBot, ViewBot};
+pub use access::{BotAccess, DeleteLeads, EditBot, EditLeads, HandleSupport, LeadAccess, ManageTeam, OwnBot, Policy, SetLeadStatus, ViewBot};
 pub use tokens::{AuthUser, TokenKeys};

@@ -6,6 +6,7 @@ mod chat;
 mod dashboard;
 mod health;
 mod invitations;
+mod leads;
 mod me;
 mod team;
 
@@ -21,6 +22,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .configure(chat::configure)
             .configure(dashboard::configure)
             .configure(invitations::configure)
+            .configure(leads::configure)
             .configure(team::configure)
             .default_service(web::to(not_found)),
     );

@@ -150,6 +150,13 @@ struct TrainingKnowledgeView<'a> {
     version: i64,
 }
 
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LeadCapturedView<'a> {
+    bot_id: &'a str,
+    lead_id: &'a str,
+}
+
 impl Serialize for EventView<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self.0 {
@@ -190,6 +197,7 @@ impl Serialize for EventView<'_> {
                 TrainingEvent::PageFetched { bot_id, source_id, url, title } => TrainingPageView { bot_id, source_id, title, kind: "page", url }.serialize(s),
                 TrainingEvent::KnowledgeChanged { bot_id, version } => TrainingKnowledgeView { bot_id, kind: "knowledge", version: *version }.serialize(s),
             },
+            ServerEvent::LeadCaptured { bot_id, lead_id } => LeadCapturedView { bot_id, lead_id }.serialize(s),
         }
     }
 }
@@ -251,6 +259,7 @@ mod tests {
                 TrainingEvent::PageFetched { bot_id, source_id, url, title } => json!({"type": "page", "botId": bot_id, "sourceId": source_id, "url": url, "title": title}),
                 TrainingEvent::KnowledgeChanged { bot_id, version } => json!({"type": "knowledge", "botId": bot_id, "version": version}),
             },
+            ServerEvent::LeadCaptured { bot_id, lead_id } => json!({"botId": bot_id, "leadId": lead_id}),
         }
     }
 
@@ -285,6 +294,7 @@ mod tests {
             ServerEvent::Training { event: TrainingEvent::Status { bot_id: "b1".into(), item: TrainedItem::Qa("qa".into()), status: TrainingStatus::Completed, reason: None } },
             ServerEvent::Training { event: TrainingEvent::PageFetched { bot_id: "b1".into(), source_id: "src".into(), url: "https://x.example/".into(), title: "X".into() } },
             ServerEvent::Training { event: TrainingEvent::KnowledgeChanged { bot_id: "b1".into(), version: 4 } },
+            ServerEvent::LeadCaptured { bot_id: "b1".into(), lead_id: "l1".into() },
         ];
         for event in &events {
             assert_eq!(encode(event), old_payload(event).to_string(), "{}", event.event_name());

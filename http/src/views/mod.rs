@@ -5,6 +5,7 @@
 pub mod acks;
 pub mod chat;
 pub mod events;
+pub mod leads;
 pub mod visitor;
 
 use parley_store::billing::Allowance;

@@ -94,6 +94,14 @@ impl TestApp {
         read(req.send().await.expect("request")).await
     }
 
+    pub async fn patch_json(&self, path: &str, token: Option<&str>, body: Value) -> (StatusCode, Value) {
+        let mut req = self.client.patch(self.url(path)).json(&body);
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        read(req.send().await.expect("request")).await
+    }
+
     pub async fn get(&self, path: &str, token: Option<&str>) -> (StatusCode, Value) {
         let mut req = self.client.get(self.url(path));
         if let Some(t) = token {

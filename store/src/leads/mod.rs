@@ -1,5 +1,15 @@
 //! Leads: the contact details visitors leave in a conversation (the lead-capture form, the
-//! handoff contact form), one lead per conversation, listed for the bot's team.
+//! handoff contact form), one lead per conversation, listed for the bot's team. Capture lives
+//! here; the Leads page's filtered lists and export pages are in `query`, its edits in `edit`,
+//! its cards and insights in `stats`.
+
+mod edit;
+mod query;
+mod stats;
+
+pub use edit::{LeadChanges, NewLead};
+pub use query::{ExportCursor, LeadFilter, LeadRow, LeadSort};
+pub use stats::{LeadStats, MonthConversion};
 
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
@@ -11,6 +21,14 @@ use crate::{new_id, time, Store, StoreResult};
 
 /// Where a lead came from (spec: website_chat, mobile_app).
 pub const SOURCE_WEBSITE_CHAT: &str = "website_chat";
+/// A lead a member typed in (New Lead); not one of the spec's two, so it shows the generic icon.
+pub const SOURCE_MANUAL: &str = "manual";
+
+/// The lead statuses and priorities of spec 1 §4, in the order the screen lists them.
+pub const STATUSES: [&str; 5] = ["new", "contacted", "qualified", "converted", "lost"];
+pub const PRIORITIES: [&str; 4] = ["low", "medium", "high", "urgent"];
+/// A lead with no score yet (spec 1 §9).
+pub const DEFAULT_SCORE: i32 = 50;
 
 fn keep(v: &Option<String>) -> Option<String> {
     v.as_ref().map(|s| s.trim().to_string()).filter(|s| !s.is_empty())

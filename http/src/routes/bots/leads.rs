@@ -2,15 +2,14 @@
 //! (spec 1 Leads page), newest first, for everyone on the bot's team.
 
 use actix_web::{web, HttpResponse};
-use parley_store::models::Lead;
-use parley_store::time::to_rfc3339;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::auth::{BotAccess, ViewBot};
 use crate::domain::PageWindow;
 use crate::error::ApiResult;
 use crate::state::AppState;
+use crate::views;
 
 #[derive(Deserialize)]
 pub struct Page {
@@ -18,22 +17,11 @@ pub struct Page {
     limit: Option<i64>,
 }
 
-pub fn lead_view(l: &Lead) -> Value {
-    let tags: Value = serde_json::from_str(&l.tags).unwrap_or_else(|_| json!([]));
-    json!({
-        "_id": l.id, "id": l.id, "botId": l.bot_id, "sessionId": l.session_id,
-        "name": l.name, "email": l.email, "phone": l.phone, "company": l.company,
-        "status": l.status, "priority": l.priority, "source": l.source, "notes": l.notes, "tags": tags,
-        "leadScore": l.lead_score, "assignedTo": l.assigned_to,
-        "capturedAt": to_rfc3339(&l.captured_at), "lastContact": l.last_contact.as_ref().map(to_rfc3339),
-    })
-}
-
 pub async fn list(state: web::Data<AppState>, access: BotAccess<ViewBot>, q: web::Query<Page>) -> ApiResult<HttpResponse> {
     let PageWindow { page, limit, offset } = PageWindow::new(q.page, q.limit, 50, 500);
     let (rows, total) = state.store.leads_of_bot(&access.bot.id, offset, limit).await?;
     Ok(HttpResponse::Ok().json(json!({
-        "leads": rows.iter().map(lead_view).collect::<Vec<_>>(),
+        "leads": rows.iter().map(views::leads::lead).collect::<Vec<_>>(),
         "total": total, "page": page, "limit": limit,
     })))
 }
