@@ -194,6 +194,8 @@ test("sessions: the conversations made through POST /api/chat, search, delete wi
   await until(async () => (await rows.count()) === QUESTIONS.length - 1, "still gone after reload");
   await page.getByRole("button", { name: "Open Do you ship to Canada?" }).click();
   await page.waitForURL(/\/botchat\?session=/);
+  // That conversation opens, not the newest one (the inbox's default).
+  await page.getByRole("region", { name: "Conversation" }).getByRole("heading", { name: "Do you ship to Canada?" }).waitFor({ timeout: 10000 });
   assert.deepEqual(errors, []);
   await context.close();
 });
