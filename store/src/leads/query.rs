@@ -188,13 +188,15 @@ impl Store {
             if let Some(c) = cursor {
                 let id = c.id.clone();
                 let key = || lower(text_or(leads::name, ""));
+                // Each OR has a plain bound beside it, which an index on the column can start
+                // from (an OR alone makes SQLite scan from the first row for every page).
                 q = match sort {
-                    LeadSort::Newest => q.filter(leads::captured_at.lt(c.captured_at).or(leads::captured_at.eq(c.captured_at).and(leads::id.lt(id)))),
-                    LeadSort::Oldest => q.filter(leads::captured_at.gt(c.captured_at).or(leads::captured_at.eq(c.captured_at).and(leads::id.gt(id)))),
-                    LeadSort::ScoreHigh => q.filter(leads::lead_score.lt(c.score).or(leads::lead_score.eq(c.score).and(leads::id.lt(id)))),
-                    LeadSort::ScoreLow => q.filter(leads::lead_score.gt(c.score).or(leads::lead_score.eq(c.score).and(leads::id.gt(id)))),
-                    LeadSort::NameAz => q.filter(key().gt(c.name_key.clone()).or(key().eq(c.name_key.clone()).and(leads::id.gt(id)))),
-                    LeadSort::NameZa => q.filter(key().lt(c.name_key.clone()).or(key().eq(c.name_key.clone()).and(leads::id.lt(id)))),
+                    LeadSort::Newest => q.filter(leads::captured_at.le(c.captured_at)).filter(leads::captured_at.lt(c.captured_at).or(leads::captured_at.eq(c.captured_at).and(leads::id.lt(id)))),
+                    LeadSort::Oldest => q.filter(leads::captured_at.ge(c.captured_at)).filter(leads::captured_at.gt(c.captured_at).or(leads::captured_at.eq(c.captured_at).and(leads::id.gt(id)))),
+                    LeadSort::ScoreHigh => q.filter(leads::lead_score.le(c.score)).filter(leads::lead_score.lt(c.score).or(leads::lead_score.eq(c.score).and(leads::id.lt(id)))),
+                    LeadSort::ScoreLow => q.filter(leads::lead_score.ge(c.score)).filter(leads::lead_score.gt(c.score).or(leads::lead_score.eq(c.score).and(leads::id.gt(id)))),
+                    LeadSort::NameAz => q.filter(key().ge(c.name_key.clone())).filter(key().gt(c.name_key.clone()).or(key().eq(c.name_key.clone()).and(leads::id.gt(id)))),
+                    LeadSort::NameZa => q.filter(key().le(c.name_key.clone())).filter(key().lt(c.name_key.clone()).or(key().eq(c.name_key.clone()).and(leads::id.lt(id)))),
                 };
             }
             q.limit(limit).load(conn).await
