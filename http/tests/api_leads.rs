@@ -7,6 +7,7 @@ mod support;
 use parley_store::Role;
 use reqwest::StatusCode;
 use serde_json::json;
+use support::sio::SioClient;
 use support::{message, TestApp};
 
 on_both_backends!(
@@ -16,6 +17,7 @@ on_both_backends!(
     bad_input_is_refused_in_the_specs_words_and_changes_nothing,
     stats_count_the_cards_and_the_insights,
     the_export_streams_csv_and_json,
+    the_team_hears_of_a_new_lead_live,
 );
 
 async fn a_visitors_details_become_the_bots_lead(backend: parley_store::Backend) {
@@ -354,4 +356,27 @@ async fn the_export_streams_csv_and_json(backend: parley_store::Backend) {
     assert_eq!(download(&app, &format!("/api/leads/export?format=csv&botId={bot}"), &stranger).await.0, StatusCode::NOT_FOUND);
     let (_, _, _, nothing) = download(&app, "/api/leads/export?format=json", &stranger).await;
     assert_eq!(nothing, "[]");
+}
+
+async fn the_team_hears_of_a_new_lead_live(backend: parley_store::Backend) {
+    let app = TestApp::spawn_with(backend, |s| s.billing.default_plan = "enterprise".into()).await;
+    let (owner, _) = app.signup("owner@x.co").await;
+    let (stranger, _) = app.signup("stranger@x.co").await;
+    let bot = app.create_bot(&owner, "Shop").await;
+    let viewer = member(&app, &bot, "owner@x.co", "viewer@x.co", Role::Viewer).await;
+    // Connected, on no particular screen: no join of any kind.
+    let mut member_socket = SioClient::connect(&app, json!({"token": viewer})).await;
+    let mut stranger_socket = SioClient::connect(&app, json!({"token": stranger})).await;
+
+    let (status, chat) = app
+        .post_json("/api/chat", None, json!({"botId": bot, "message": "Hi", "leadData": {"name": "Vic", "email": "vic@v.example"}}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{chat}");
+    let lead_id = app.get("/api/leads", Some(&owner)).await.1["leads"][0]["_id"].as_str().unwrap().to_string();
+    let heard = tokio::time::timeout(std::time::Duration::from_secs(10), member_socket.wait_for("lead-captured")).await.expect("lead-captured");
+    assert_eq!(heard, json!({"botId": bot, "leadId": lead_id}));
+
+    // Another team's member hears nothing (an ack round trip collects whatever was sent first).
+    stranger_socket.emit_with_ack("update-agent-status", json!({"status": "online"})).await;
+    assert!(!stranger_socket.events.iter().any(|(name, _)| name == "lead-captured"), "{:?}", stranger_socket.events);
 }

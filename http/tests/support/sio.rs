@@ -76,4 +76,14 @@ impl SioClient {
             }
         }
     }
+
+    /// Waits for the first event named `name` (received now or earlier) and returns its argument.
+    pub async fn wait_for(&mut self, name: &str) -> Value {
+        loop {
+            if let Some((_, arg)) = self.events.iter().find(|(n, _)| n == name) {
+                return arg.clone();
+            }
+            self.poll().await;
+        }
+    }
 }
