@@ -40,7 +40,7 @@ describe('Leads page', () => {
     server();
     render(<LeadsPage />);
     expect(screen.getByTestId('leads-count')).toHaveTextContent('Loading...');
-    await waitFor(() => expect(screen.getByTestId('leads-count')).toHaveTextContent('2 leads captured'));
+    await waitFor(() => expect(screen.getByTestId('leads-count')).toHaveTextContent('3 leads captured'));
     for (const [key, n] of [['total', '3'], ['new', '1'], ['contacted', '1'], ['qualified', '0'], ['converted', '1']]) {
       expect(screen.getByTestId(`lead-card-${key}`)).toHaveTextContent(n);
     }

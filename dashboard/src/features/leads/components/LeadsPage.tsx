@@ -31,12 +31,14 @@ export function LeadsPage() {
   const defaultBot = s.botId !== 'all' ? s.botId : (b.activeBotId ?? '');
   const filtering = filtersActive(s);
   const rows = s.leads as Lead[];
+  // The header counts every lead of the chosen bots (as the cards do), not the search's matches.
+  const captured = s.stats?.total ?? s.total;
 
   return (
     <>
       <PageHeader
         title="Leads"
-        subtitle={<span data-testid="leads-count">{s.loaded ? `${s.total} leads captured` : 'Loading...'}</span>}
+        subtitle={<span data-testid="leads-count">{s.loaded ? `${captured} leads captured` : 'Loading...'}</span>}
         actions={
           <>
             {editableBots.length > 0 && (
