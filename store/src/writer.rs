@@ -305,13 +305,40 @@ pub(crate) mod sqlite {
                     return Err(StoreError::NotFound);
                 }
             }
-            diesel::insert_into(chat_messages::table).values(&plan.rows).execute(conn)?;
+            for row in &plan.rows {
+                insert_message(conn, row)?;
+            }
             Ok(plan.rows)
         });
         if result.is_ok() {
             last_seq.extend(seqs);
         }
         result
+    }
+
+    /// One message row, by a statement SQLite prepares once per connection. diesel's
+    /// multi-row insert on SQLite runs a savepoint and one insert per row, and marks each
+    /// uncacheable (`Option` fields may mean DEFAULT), so every message paid a fresh parse and
+    /// plan (the profile's `sqlite3RunParser`, `yy_reduce`, `cached_statement_non_generic`).
+    /// Here every column is bound, nulls included, so the statement's shape never changes.
+    fn insert_message(conn: &mut SqliteConnection, row: &ChatMessage) -> QueryResult<usize> {
+        use chat_messages::dsl as m;
+        diesel::insert_into(chat_messages::table)
+            .values((
+                m::id.eq(&row.id),
+                m::session_id.eq(&row.session_id),
+                m::seq.eq(row.seq),
+                m::role.eq(&row.role),
+                m::content.eq(&row.content),
+                m::sender_name.eq(row.sender_name.as_ref()),
+                m::agent_id.eq(row.agent_id.as_ref()),
+                m::is_agent.eq(row.is_agent),
+                m::is_error.eq(row.is_error),
+                m::sources.eq(&row.sources),
+                m::created_at.eq(row.created_at),
+                m::edited_at.eq(row.edited_at),
+            ))
+            .execute(conn)
     }
 }
 
