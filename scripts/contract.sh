@@ -73,10 +73,13 @@ run owner -H "Authorization: Bearer $token" --exclude-name "DELETE /api/bots/{bo
 run anonymous "${skip[@]}" "$@"
 echo "==> contract: summary"
 for name in owner anonymous; do
-  echo "$name: $(grep -E '^(API Operations|Test cases):' "$work/$name.log" | tr -s ' ' | paste -sd ';' -)"
+  ops=$(grep -A2 '^API Operations:' "$work/$name.log" | sed -n 's/^ *Tested: *\([0-9]*\).*/\1/p')
+  cases=$(grep -A1 '^Test cases:' "$work/$name.log" | sed -n 's/^ *\([0-9]*\) generated.*/\1/p')
+  echo "contract $name: ${ops:-?} operations, ${cases:-?} test cases"
 done
+cp "$work/server.log" "$target/contract-server.log" 2>/dev/null || true
 if grep -E 'panicked|internal error' "$work/server.log"; then
-  echo "contract: the server logged a panic or an internal error (above)" >&2
+  echo "contract: the server logged a panic or an internal error (above; log in $target/contract-server.log)" >&2
   status=1
 fi
 [ "$status" -eq 0 ] && echo "==> contract: passed" || echo "==> contract: FAILED" >&2

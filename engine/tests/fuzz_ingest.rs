@@ -88,15 +88,6 @@ proptest! {
     }
 
     #[test]
-    fn nesting_estimate_is_linear_on_repeated_tokens(token in html_token(), times in 1usize..20_000) {
-        let html = token.repeat(times);
-        let started = Instant::now();
-        let depth = nesting_estimate(&html);
-        prop_assert!(depth <= html.len());
-        prop_assert!(started.elapsed() < Duration::from_secs(1), "{} bytes of {token:?} took {:?}", html.len(), started.elapsed());
-    }
-
-    #[test]
     fn robots_parser_never_panics(
         text in prop_oneof![
             "\\PC{0,300}",
@@ -112,10 +103,10 @@ proptest! {
                 0..30,
             ).prop_map(|lines| lines.join("\n")),
         ],
-        path in "/[a-zA-Z0-9/*$?=.%-]{0,30}",
+        path in "/([a-zA-Z0-9*$?=.%-][a-zA-Z0-9/*$?=.%-]{0,29})?",
     ) {
         let robots = parse_robots(&text, "ParleyBot");
-        let url = Url::parse("https://shop.example/").unwrap().join(&path).unwrap();
+        let url = Url::parse(&format!("https://shop.example{path}")).unwrap();
         let _ = robots.allowed(&url);
         // Nothing in a file without rules keeps us out.
         let empty = parse_robots("", "ParleyBot");
@@ -123,9 +114,9 @@ proptest! {
     }
 
     #[test]
-    fn a_disallow_all_group_keeps_every_path_out(path in "/[a-zA-Z0-9/._-]{0,30}", agent in "(\\*|ParleyBot|parleybot)") {
+    fn a_disallow_all_group_keeps_every_path_out(path in "/([a-zA-Z0-9._-][a-zA-Z0-9/._-]{0,29})?", agent in "(\\*|ParleyBot|parleybot)") {
         let robots = parse_robots(&format!("User-agent: {agent}\nDisallow: /\n"), "ParleyBot");
-        let url = Url::parse("https://shop.example/").unwrap().join(&path).unwrap();
+        let url = Url::parse(&format!("https://shop.example{path}")).unwrap();
         prop_assert!(!robots.allowed(&url), "{url}");
     }
 
@@ -152,6 +143,34 @@ proptest! {
         let (is_index, parsed) = parse_sitemap(&format!("<?xml version=\"1.0\"?>\n{open}\n{body}{close}"));
         prop_assert_eq!(is_index, index);
         prop_assert_eq!(parsed, locs);
+    }
+}
+
+/// The fastest of three runs (the least disturbed by other work on the machine).
+fn fastest(html: &str) -> Duration {
+    (0..3)
+        .map(|_| {
+            let started = Instant::now();
+            std::hint::black_box(nesting_estimate(std::hint::black_box(html)));
+            started.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+proptest! {
+    #![proptest_config(cases(32))]
+
+    /// Hardening finding 4: the estimate is linear whatever the page repeats. Four times the
+    /// input may take about four times as long; a quadratic estimate takes sixteen.
+    #[test]
+    fn nesting_estimate_is_linear_on_repeated_tokens(token in html_token(), times in 500usize..4000) {
+        prop_assume!(!token.is_empty());
+        let small = token.repeat(times);
+        let large = token.repeat(times * 4);
+        prop_assert!(nesting_estimate(&large) <= large.len());
+        let (t1, t4) = (fastest(&small), fastest(&large));
+        prop_assert!(t4 <= t1 * 8 + Duration::from_millis(20), "{token:?}: {} bytes in {t1:?}, {} bytes in {t4:?}", small.len(), large.len());
     }
 }
 
@@ -259,4 +278,12 @@ proptest! {
         let _ = extract_pdf_bytes(&bytes, limits());
         prop_assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
     }
+}
+
+/// The round trip above, at the case random text rarely hits: an escaped `&lt;` in a URL must
+/// come back as `&lt;`, not be unescaped twice into `<`.
+#[test]
+fn sitemap_entities_are_unescaped_once() {
+    let (_, locs) = parse_sitemap("<urlset><url><loc>https://a.example/?q=&amp;lt;&amp;amp;x</loc></url></urlset>");
+    assert_eq!(locs, vec!["https://a.example/?q=&lt;&amp;x".to_string()]);
 }

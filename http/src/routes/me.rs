@@ -1,6 +1,5 @@
 //! The signed-in user's own account: profile, avatar, password, notification preferences.
 
-use actix_multipart::Multipart;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use parley_store::tokens::Purpose;
@@ -178,7 +177,7 @@ async fn update_profile(
 }
 
 #[utoipa::path(post, path = "/api/me/avatar", tag = "me", security(("bearer" = [])), request_body(content = AvatarForm, content_type = "multipart/form-data"), responses((status = 200, description = "Saved", body = replies::Avatar), ApiErrors))]
-async fn upload_avatar(state: web::Data<AppState>, AuthUser(user): AuthUser, form: Multipart) -> ApiResult<HttpResponse> {
+async fn upload_avatar(state: web::Data<AppState>, AuthUser(user): AuthUser, uploads::Form(form): uploads::Form) -> ApiResult<HttpResponse> {
     let max = state.settings.auth.max_avatar_bytes;
     let rules = uploads::FormRules { fields: &[("avatar", max)], total: state.settings.uploads.max_form_bytes };
     let parts = uploads::read_form(form, &rules, |_| ApiError::too_large(format!("Image must be smaller than {} MB", max / (1024 * 1024)))).await?;

@@ -5,7 +5,6 @@
 use crate::openapi::{entities, replies, ApiErrors};
 use utoipa::ToSchema;
 
-use actix_multipart::Multipart;
 use actix_web::{web, HttpResponse};
 use parley_engine::ingest::IngestError;
 use parley_store::models::{KnowledgeSource, QaPair};
@@ -62,7 +61,7 @@ pub async fn list(state: web::Data<AppState>, access: BotAccess<ViewBot>) -> Api
 }
 
 #[utoipa::path(post, path = "/api/bots/{bot_id}/sources/pdf", tag = "training", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id")), request_body(content = entities::PdfForm, content_type = "multipart/form-data"), responses((status = 201, description = "Stored; training in the background", body = replies::OneSource), ApiErrors))]
-pub async fn add_pdf(state: web::Data<AppState>, access: BotAccess<EditBot>, form: Multipart) -> ApiResult<HttpResponse> {
+pub async fn add_pdf(state: web::Data<AppState>, access: BotAccess<EditBot>, uploads::Form(form): uploads::Form) -> ApiResult<HttpResponse> {
     let max = state.settings.uploads.max_pdf_bytes;
     let rules = uploads::FormRules { fields: &[("file", max)], total: state.settings.uploads.max_form_bytes };
     let parts = uploads::read_form(form, &rules, |_| ApiError::too_large("File size must be less than 10MB")).await?;
