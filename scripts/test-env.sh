@@ -29,6 +29,11 @@ for dir in dashboard widget e2e benches/peers/socketio-node; do
     (cd "$dir" && npm install --no-audit --no-fund --loglevel=error)
   fi
 done
+# The API contract run (scripts/contract.sh); pinned, since a new release may add checks.
+if ! command -v schemathesis >/dev/null || ! schemathesis --version 2>/dev/null | grep -q '4\.32\.5'; then
+  echo "==> installing schemathesis for the API contract run"
+  python3 -m pip install --quiet --disable-pip-version-check 'schemathesis==4.32.5'
+fi
 if [ -x scripts/fetch-model.sh ]; then
   scripts/fetch-model.sh || echo "warning: no embedding model; embedding tests will say so"
 fi

@@ -13,6 +13,9 @@ echo "==> Rust tests (SQLite and PostgreSQL)"
 cargo build --workspace --all-targets --examples
 cargo nextest run --workspace --no-fail-fast
 
+echo "==> API contract: schemathesis against /api/openapi.json, as an owner and anonymously"
+scripts/contract.sh
+
 for app in dashboard widget; do
   if [ -f "$app/package.json" ]; then
     echo "==> $app tests and build"

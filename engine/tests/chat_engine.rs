@@ -267,6 +267,13 @@ async fn handoff_take_race_live_messages_and_resolve(backend: Backend) {
     let joined = visitor.wait_for("agent-joined", 1).await;
     let winner_name = match winner_who { Who::Member { name, .. } => name.clone(), _ => unreachable!() };
     assert_eq!(joined[0]["agentName"], winner_name.as_str());
+    // The visitor learns the agent's name and an alias, never their account id; the team's
+    // events keep the id.
+    let winner_id = match winner_who { Who::Member { user_id, .. } => user_id.clone(), _ => unreachable!() };
+    let alias = joined[0]["agentId"].as_str().expect("an agentId, as the spec lists it");
+    assert_eq!(alias, parley_engine::chat::alias::visitor_alias(&sid, &winner_id));
+    assert!(!joined[0].to_string().contains(&winner_id), "the account id reached the visitor: {}", joined[0]);
+    assert_eq!(loser.events("session-taken")[0]["agentId"], winner_id.as_str());
 
     // With an agent on, the visitor's message goes to the agent, not the AI.
     let outcome = say(&w, Some(&sid), "are you human?").await;

@@ -91,6 +91,7 @@ impl From<StoreError> for ApiError {
             StoreError::LimitReached(message) => ApiError::validation(message),
             StoreError::Busy(message) => ApiError::unavailable(message),
             StoreError::Unavailable(message) => ApiError::unavailable(message),
+            StoreError::Rejected(message) => ApiError::bad_request(message),
             other => ApiError::internal(other),
         }
     }

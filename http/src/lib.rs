@@ -11,6 +11,7 @@ pub mod limits;
 pub mod live;
 pub mod mail;
 pub mod notify;
+pub mod openapi;
 pub mod quota;
 pub mod realtime;
 pub mod reports;

@@ -7,9 +7,50 @@
 use std::path::{Path, PathBuf};
 
 use actix_multipart::{Field, Multipart};
-use futures_util::StreamExt;
+use actix_web::dev::Payload;
+use actix_web::error::PayloadError;
+use actix_web::http::header::{HeaderMap, CONTENT_TYPE};
+use actix_web::{FromRequest, HttpRequest};
+use bytes::Bytes;
+use futures_util::future::{ready, Ready};
+use futures_util::{Stream, StreamExt};
 
 use crate::error::{ApiError, ApiResult};
+
+/// A multipart form body, taken only with a boundary actix-multipart can parse: with a
+/// one-byte boundary its parser slices past the end of a one-byte line and panics (found by
+/// `tests/fuzz_decoders.rs`), which would take down the worker with every request on it.
+/// Handlers take this instead of `Multipart`.
+pub struct Form(pub Multipart);
+
+/// The boundary of a `multipart/*` Content-Type, if it has one.
+fn boundary(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(CONTENT_TYPE)?.to_str().ok()?;
+    value.split(';').skip(1).find_map(|param| {
+        let (name, v) = param.split_once('=')?;
+        name.trim().eq_ignore_ascii_case("boundary").then(|| v.trim().trim_matches('"').to_string())
+    })
+}
+
+/// A form reader over `stream`, or the refusal for a boundary too short to parse safely.
+pub fn multipart<S>(headers: &HeaderMap, stream: S) -> ApiResult<Multipart>
+where
+    S: Stream<Item = Result<Bytes, PayloadError>> + 'static,
+{
+    if boundary(headers).is_some_and(|b| b.len() < 2) {
+        return Err(ApiError::bad_request("Invalid form data: the multipart boundary is too short"));
+    }
+    Ok(Multipart::new(headers, stream))
+}
+
+impl FromRequest for Form {
+    type Error = ApiError;
+    type Future = Ready<Result<Form, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        ready(multipart(req.headers(), payload.take()).map(Form))
+    }
+}
 
 /// One part of a multipart form, read whole.
 pub struct Part {

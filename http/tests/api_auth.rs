@@ -16,6 +16,7 @@ on_both_backends!(
     unknown_api_routes_and_bad_json_use_the_error_shape,
     repeated_failed_sign_ins_lock_the_email_for_a_while_known_or_not,
     sign_in_calls_from_one_address_are_throttled,
+    a_nul_character_in_text_is_the_callers_error,
 );
 
 async fn signup_login_and_me(backend: parley_store::Backend) {
@@ -268,4 +269,16 @@ async fn sign_in_calls_from_one_address_are_throttled(backend: parley_store::Bac
     // Signed-in work is not part of this budget.
     let (status, _) = app.get("/api/me", Some(&token)).await;
     assert_eq!(status, StatusCode::OK);
+}
+
+/// Found by the API contract run, on PostgreSQL (which takes no NUL in text; SQLite stores it):
+/// a NUL in any string of a body was a 500. It is the caller's error, on both backends.
+async fn a_nul_character_in_text_is_the_callers_error(backend: parley_store::Backend) {
+    let app = TestApp::spawn(backend).await;
+    let (status, body) = app
+        .post_json("/api/auth/signup", None, json!({"email": "nul@x.co", "password": "password123", "confirmPassword": "password123", "name": "a\u{0}b"}))
+        .await;
+    assert!(status.is_client_error() || status.is_success(), "{status} {body}");
+    let (status, body) = app.post_json("/api/auth/login", None, json!({"email": "nul\u{0}@x.co", "password": "password123"})).await;
+    assert!(status.is_client_error(), "{status} {body}");
 }

@@ -152,3 +152,25 @@ async fn a_users_uploads_have_a_quota(backend: parley_store::Backend) {
     let (status, _) = app.post_form("/api/me/avatar", &other, Form::new().part("avatar", Part::bytes(png(4500)).file_name("me.png"))).await;
     assert_eq!(status, StatusCode::OK);
 }
+
+/// Found by `tests/fuzz_decoders.rs`: actix-multipart's parser panics on a one-byte boundary,
+/// which took down the worker serving the request. Such a form is refused before it is read,
+/// and the server goes on answering.
+#[actix_web::test]
+async fn a_one_byte_multipart_boundary_is_refused_not_a_crash() {
+    let app = TestApp::spawn(parley_store::Backend::Sqlite).await;
+    let (token, _) = app.signup("boundary@x.co").await;
+    for _ in 0..3 {
+        let res = app
+            .client
+            .post(app.url("/api/me/avatar"))
+            .bearer_auth(&token)
+            .header("Content-Type", "multipart/form-data; boundary=_")
+            .body("-\r\n-\r\n--_\r\n")
+            .send()
+            .await
+            .expect("an answer, not a dropped connection");
+        assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    }
+    assert_eq!(app.get("/api/health", None).await.0, StatusCode::OK);
+}

@@ -27,6 +27,10 @@ pub enum StoreError {
     Migration(String),
     #[error("stored data is malformed: {0}")]
     Corrupt(String),
+    /// The database refused a value the caller sent (PostgreSQL takes no NUL character in
+    /// text): the caller's fault, not the server's.
+    #[error("{0}")]
+    Rejected(String),
 }
 
 impl From<DieselError> for StoreError {
@@ -35,6 +39,11 @@ impl From<DieselError> for StoreError {
             DieselError::NotFound => StoreError::NotFound,
             DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
                 StoreError::Conflict(info.message().to_string())
+            }
+            // SQLSTATE 22021 (found by the API contract run against PostgreSQL: a NUL in any
+            // JSON string was a 500; SQLite stores it).
+            DieselError::DatabaseError(_, info) if info.message().starts_with("invalid byte sequence for encoding") => {
+                StoreError::Rejected("Text may not contain NUL characters".into())
             }
             other => StoreError::Database(other),
         }

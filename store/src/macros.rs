@@ -10,10 +10,15 @@ macro_rules! db_run {
         let bound = $store.call_bound;
         let gave_up = || $crate::StoreError::Unavailable($crate::pool::DATABASE_UNAVAILABLE.into());
         match $store.connection().await? {
-            $crate::pool::Pooled::Sqlite(mut pooled) => {
-                let $conn = &mut *pooled;
+            $crate::pool::Pooled::Sqlite(pooled) => {
+                // Back to the pool only if the body finishes (see `SqliteLease`).
+                let mut lease = $crate::pool::SqliteLease::new(pooled);
+                let Some($conn) = lease.conn() else { return Err(gave_up().into()) };
                 match ::tokio::time::timeout(bound, async { $body }).await {
-                    Ok(out) => out,
+                    Ok(out) => {
+                        lease.finished();
+                        out
+                    }
                     Err(_) => return Err(gave_up().into()),
                 }
             }

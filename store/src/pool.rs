@@ -118,6 +118,43 @@ pub(crate) enum Pooled {
     Pg(Object<AsyncPgConnection>),
 }
 
+/// A pooled SQLite connection lent to one `db_run!` body. diesel-async runs each SQLite query
+/// on a blocking task that shares the connection with it; when the body's future is dropped
+/// mid-query (its client went away, or the call's time bound ran out), that task still holds
+/// the connection, and the pool's check of it on return (`is_broken`) panicked on the shared
+/// state ("Cannot access shared transaction state"), taking an HTTP worker and every request on
+/// it down (found by the API contract run, `scripts/contract.sh`). A connection whose body did
+/// not finish is therefore taken out of the pool, never returned: it closes when its query ends.
+pub(crate) struct SqliteLease {
+    conn: Option<Object<SqliteConn>>,
+    finished: bool,
+}
+
+impl SqliteLease {
+    pub(crate) fn new(conn: Object<SqliteConn>) -> SqliteLease {
+        SqliteLease { conn: Some(conn), finished: false }
+    }
+
+    pub(crate) fn conn(&mut self) -> Option<&mut SqliteConn> {
+        self.conn.as_deref_mut()
+    }
+
+    /// The body ran to its end: no query of it is still running, so the pool may have it back.
+    pub(crate) fn finished(&mut self) {
+        self.finished = true;
+    }
+}
+
+impl Drop for SqliteLease {
+    fn drop(&mut self) {
+        if !self.finished {
+            if let Some(conn) = self.conn.take() {
+                drop(Object::take(conn));
+            }
+        }
+    }
+}
+
 /// The handle everything else uses. Cheap to clone.
 #[derive(Clone)]
 pub struct Store {
@@ -341,4 +378,36 @@ async fn run_blocking<T: Send + 'static>(
     tokio::task::spawn_blocking(f)
         .await
         .map_err(|e| StoreError::Connection(format!("blocking task failed: {e}")))?
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod lease_tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    /// A query that keeps SQLite busy for a while (a few million rows counted).
+    async fn slow_count(store: &Store) -> StoreResult<()> {
+        db_run!(store, |conn| conn
+            .batch_execute("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 5000000) SELECT count(*) FROM c")
+            .await)?;
+        Ok(())
+    }
+
+    /// Found by the API contract run: a caller that stops waiting mid-query (a client gone, a
+    /// time bound run out) left the pool's only connection shared with the still-running query,
+    /// and the pool's next check of it panicked.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_query_dropped_midway_leaves_the_pool_working() {
+        let dir = std::env::temp_dir().join(format!("parley-lease-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = Store::open_sqlite(&dir.join("lease.db"), 1).await.unwrap();
+        let dropped = tokio::time::timeout(Duration::from_millis(30), slow_count(&store)).await;
+        assert!(dropped.is_err(), "the query should outlast its caller");
+        store.ping().await.expect("a working connection after a dropped query");
+        store.ping().await.expect("and again");
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -69,6 +69,8 @@ pub enum ServerEvent {
     VisitorSessionUpdated { session_id: String, session: Arc<ChatSession> },
     SessionJoined { session_id: String },
     SupportRequested { message: String },
+    /// To the visitor only; `agent_id` is the agent's alias for this session (`alias`), not
+    /// their account id.
     AgentJoined { agent_name: String, agent_id: String, message: String },
     AgentTyping { is_typing: bool },
     Error { message: String },

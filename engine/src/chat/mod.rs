@@ -3,6 +3,7 @@
 //! `Engine` handle the transports call (`service.rs`). The actors know each other only through
 //! `messages.rs` and the `Peers` trait, which the registry implements.
 
+pub mod alias;
 pub mod bot;
 pub mod brain;
 pub mod directory;

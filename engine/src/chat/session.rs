@@ -407,7 +407,9 @@ impl Handler<AgentAssigned> for SessionActor {
             if let Ok(saved) = saved {
                 act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: Arc::new(saved) });
             }
-            act.to_visitors(ServerEvent::AgentJoined { agent_name: msg.agent_name, agent_id: msg.agent_id, message: msg.note });
+            // The visitor gets an alias, never the agent's account id (see `alias`).
+            let agent_id = super::alias::visitor_alias(&act.id, &msg.agent_id);
+            act.to_visitors(ServerEvent::AgentJoined { agent_name: msg.agent_name, agent_id, message: msg.note });
         });
     }
 }

@@ -643,7 +643,8 @@ pub fn parse_sitemap(xml: &str) -> (bool, Vec<String>) {
         let Some(end) = after.find("</loc>") else { break };
         let raw = after.get(..end).unwrap_or("").trim();
         let raw = raw.strip_prefix("<![CDATA[").and_then(|r| r.strip_suffix("]]>")).unwrap_or(raw);
-        let loc = raw.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&apos;", "'");
+        // `&amp;` last: unescaped first, `&amp;lt;` would become `<` instead of `&lt;`.
+        let loc = raw.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&apos;", "'").replace("&amp;", "&");
         if !loc.is_empty() {
             locs.push(loc);
         }

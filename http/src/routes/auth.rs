@@ -9,11 +9,13 @@ use parley_store::users::{IdentitySignIn, NewUser};
 use parley_store::{time, StoreError};
 use serde::Deserialize;
 use serde_json::json;
+use utoipa::{IntoParams, OpenApi, ToSchema};
 
 use crate::auth::oauth::{self, Provider};
 use crate::auth::{flow_cookie, links, AuthUser};
 use crate::domain::{person_name, Email, Password};
 use crate::error::{ApiError, ApiResult};
+use crate::openapi::{replies, ApiErrors};
 use crate::state::AppState;
 use crate::views;
 
@@ -28,7 +30,14 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/auth/{provider}/callback", web::get().to(oauth_callback));
 }
 
-#[derive(Deserialize)]
+#[derive(OpenApi)]
+#[openapi(
+    paths(signup, login, verify_email, resend_verification, forgot_password, reset_password, oauth_start, oauth_callback),
+    tags((name = "auth", description = "Sign-up, sign-in (password, Google, GitHub) and emailed links"))
+)]
+pub struct Api;
+
+#[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct SignupBody {
     #[serde(default)]
@@ -46,6 +55,8 @@ fn client_ip(req: &HttpRequest) -> Option<std::net::IpAddr> {
     req.peer_addr().map(|a| a.ip())
 }
 
+/// Creates an account and mails a verification link; answers with a session token.
+#[utoipa::path(post, path = "/api/auth/signup", tag = "auth", request_body = SignupBody, responses((status = 201, description = "Signed up", body = replies::Signed), ApiErrors))]
 async fn signup(state: web::Data<AppState>, req: HttpRequest, body: web::Json<SignupBody>) -> ApiResult<HttpResponse> {
     state.auth_throttle.attempt_from(client_ip(&req))?;
     let email = Email::parse(&body.email)?;
@@ -70,7 +81,7 @@ async fn signup(state: web::Data<AppState>, req: HttpRequest, body: web::Json<Si
     Ok(HttpResponse::Created().json(json!({"token": token, "user": views::user(&user), "verificationSent": true})))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct LoginBody {
     #[serde(default)]
     email: String,
@@ -78,6 +89,8 @@ struct LoginBody {
     password: String,
 }
 
+/// Signs in with email and password.
+#[utoipa::path(post, path = "/api/auth/login", tag = "auth", request_body = LoginBody, responses((status = 200, description = "Signed in", body = replies::Signed), ApiErrors))]
 async fn login(state: web::Data<AppState>, req: HttpRequest, body: web::Json<LoginBody>) -> ApiResult<HttpResponse> {
     const REFUSED: &str = "Invalid email or password";
     state.auth_throttle.attempt_from(client_ip(&req))?;
@@ -106,7 +119,7 @@ async fn login(state: web::Data<AppState>, req: HttpRequest, body: web::Json<Log
     Ok(HttpResponse::Ok().json(json!({"token": token, "user": views::user(&user)})))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct TokenBody {
     #[serde(default)]
     token: String,
@@ -114,6 +127,7 @@ struct TokenBody {
 
 /// Follows a verification or email-change link (the dashboard's `/verify-email?token=` page
 /// posts it here; a GET would let a mail scanner confirm an address change by prefetching).
+#[utoipa::path(post, path = "/api/auth/verify-email", tag = "auth", request_body = TokenBody, responses((status = 200, description = "Confirmed", body = replies::EmailVerified), ApiErrors))]
 async fn verify_email(state: web::Data<AppState>, req: HttpRequest, body: web::Json<TokenBody>) -> ApiResult<HttpResponse> {
     state.auth_throttle.attempt_from(client_ip(&req))?;
     let link = links::check(&state, &body.token, &[Purpose::VerifyEmail, Purpose::ChangeEmail]).await?;
@@ -136,6 +150,7 @@ async fn verify_email(state: web::Data<AppState>, req: HttpRequest, body: web::J
 }
 
 /// Sends the verification link again (the banner's 'Resend').
+#[utoipa::path(post, path = "/api/auth/resend-verification", tag = "auth", security(("bearer" = [])), responses((status = 200, description = "Sent", body = replies::Message), ApiErrors))]
 async fn resend_verification(state: web::Data<AppState>, AuthUser(user): AuthUser) -> ApiResult<HttpResponse> {
     if user.email_verified {
         return Err(ApiError::bad_request("Your email address is already verified"));
@@ -147,7 +162,7 @@ async fn resend_verification(state: web::Data<AppState>, AuthUser(user): AuthUse
     Ok(HttpResponse::Ok().json(json!({"message": format!("We sent a new verification link to {}", user.email)})))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct ForgotBody {
     #[serde(default)]
     email: String,
@@ -155,6 +170,7 @@ struct ForgotBody {
 
 /// 'Forgot password?': mails a reset link when the account exists. The answer is the same
 /// either way, so it does not tell who has an account.
+#[utoipa::path(post, path = "/api/auth/forgot-password", tag = "auth", request_body = ForgotBody, responses((status = 200, description = "Sent if the account exists", body = replies::Message), ApiErrors))]
 async fn forgot_password(state: web::Data<AppState>, req: HttpRequest, body: web::Json<ForgotBody>) -> ApiResult<HttpResponse> {
     state.auth_throttle.attempt_from(client_ip(&req))?;
     let email = Email::parse(&body.email)?;
@@ -169,7 +185,7 @@ async fn forgot_password(state: web::Data<AppState>, req: HttpRequest, body: web
     })))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct ResetBody {
     #[serde(default)]
@@ -181,6 +197,7 @@ struct ResetBody {
 }
 
 /// Sets a new password from a reset link; every session of the account ends.
+#[utoipa::path(post, path = "/api/auth/reset-password", tag = "auth", request_body = ResetBody, responses((status = 200, description = "Password reset", body = replies::Message), ApiErrors))]
 async fn reset_password(state: web::Data<AppState>, req: HttpRequest, body: web::Json<ResetBody>) -> ApiResult<HttpResponse> {
     state.auth_throttle.attempt_from(client_ip(&req))?;
     let link = links::check(&state, &body.token, &[Purpose::ResetPassword]).await?;
@@ -216,6 +233,10 @@ fn secure_cookies(state: &AppState) -> bool {
     state.settings.public_base_url().starts_with("https://")
 }
 
+/// Starts a Google or GitHub sign-in: a redirect to the provider, and the flow's cookie.
+#[utoipa::path(get, path = "/api/auth/{provider}", tag = "auth",
+    params(("provider" = String, Path, description = "`google` or `github`")),
+    responses((status = 302, description = "To the provider"), ApiErrors))]
 async fn oauth_start(state: web::Data<AppState>, path: web::Path<String>) -> ApiResult<HttpResponse> {
     let (provider, _) = provider_of(&path)?;
     let (url, flow_state) = oauth::start(
@@ -230,13 +251,18 @@ async fn oauth_start(state: web::Data<AppState>, path: web::Path<String>) -> Api
         .finish())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 struct CallbackQuery {
     code: Option<String>,
     state: Option<String>,
     error: Option<String>,
 }
 
+/// The provider's redirect back; ends at `/auth-success#token=...` or `/login?error=...`.
+#[utoipa::path(get, path = "/api/auth/{provider}/callback", tag = "auth",
+    params(("provider" = String, Path, description = "`google` or `github`"), CallbackQuery),
+    responses((status = 302, description = "To the dashboard"), ApiErrors))]
 async fn oauth_callback(
     state: web::Data<AppState>,
     req: HttpRequest,

@@ -2,6 +2,9 @@
 //! all-time totals, this period against the one before (growth), credits of the plan, and the
 //! recent activity log. Growth is a percentage change; `null` when the previous period had none.
 
+use crate::openapi::{replies, ApiErrors};
+use utoipa::{IntoParams, OpenApi};
+
 use actix_web::{web, HttpResponse};
 use chrono::Duration;
 use parley_store::overview::Window;
@@ -16,11 +19,16 @@ use crate::state::AppState;
 /// Entries of "Recent Activity".
 const RECENT_ACTIVITY: i64 = 10;
 
+#[derive(OpenApi)]
+#[openapi(paths(stats))]
+pub struct Api;
+
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/dashboard/stats", web::get().to(stats));
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct StatsQuery {
     period: Option<String>,
 }
@@ -48,6 +56,8 @@ fn window_view(w: &Window) -> Value {
     json!({"conversations": w.conversations, "activeUsers": w.active_users, "resolvedSessions": w.resolved, "aiReplies": w.ai_replies})
 }
 
+/// The overview over every bot the caller can see: totals, this period against the last.
+#[utoipa::path(get, path = "/api/dashboard/stats", tag = "analytics", security(("bearer" = [])), params(StatsQuery), responses((status = 200, description = "The overview", body = replies::Overview), ApiErrors))]
 async fn stats(state: web::Data<AppState>, AuthUser(user): AuthUser, q: web::Query<StatsQuery>) -> ApiResult<HttpResponse> {
     let period = q.period.as_deref().unwrap_or("7d");
     let length = period_length(period).ok_or_else(|| ApiError::validation("Period must be 24h, 7d, 30d or 90d"))?;

@@ -2,6 +2,9 @@
 
 use actix_web::{web, HttpResponse};
 use serde_json::json;
+use utoipa::OpenApi;
+
+use crate::openapi::replies;
 
 use crate::state::AppState;
 
@@ -9,6 +12,15 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/health", web::get().to(health));
 }
 
+#[derive(OpenApi)]
+#[openapi(paths(health), tags((name = "health", description = "Is the server up")))]
+pub struct Api;
+
+/// The server is up and its database answers.
+#[utoipa::path(get, path = "/api/health", tag = "health", responses(
+    (status = 200, description = "Up", body = replies::Health),
+    (status = 503, description = "The database does not answer", body = replies::Health),
+))]
 async fn health(state: web::Data<AppState>) -> HttpResponse {
     match state.store.ping().await {
         Ok(()) => HttpResponse::Ok().json(json!({"status": "ok", "database": "ok"})),

@@ -1,6 +1,5 @@
 //! The signed-in user's own account: profile, avatar, password, notification preferences.
 
-use actix_multipart::Multipart;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use parley_store::tokens::Purpose;
@@ -8,10 +7,12 @@ use parley_store::users::ProfileUpdate;
 use parley_store::time;
 use serde::Deserialize;
 use serde_json::json;
+use utoipa::{OpenApi, ToSchema};
 
 use crate::auth::{caller, links, AuthUser};
 use crate::domain::{person_name, Email, Password};
 use crate::error::{ApiError, ApiResult};
+use crate::openapi::{replies, ApiErrors};
 use crate::state::AppState;
 use crate::{uploads, views};
 
@@ -24,6 +25,24 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/me/notifications", web::put().to(update_notifications));
 }
 
+#[derive(OpenApi)]
+#[openapi(
+    paths(me, update_profile, upload_avatar, change_password, notifications, update_notifications),
+    tags((name = "me", description = "The signed-in user's own account"))
+)]
+pub struct Api;
+
+/// The avatar form (`multipart/form-data`).
+#[derive(ToSchema)]
+#[allow(dead_code)]
+struct AvatarForm {
+    /// A PNG, JPEG, GIF or WebP image.
+    #[schema(value_type = String, format = Binary)]
+    avatar: Vec<u8>,
+}
+
+/// The user, their plan and notification preferences.
+#[utoipa::path(get, path = "/api/me", tag = "me", security(("bearer" = [])), responses((status = 200, description = "The account", body = replies::Me), ApiErrors))]
 async fn me(state: web::Data<AppState>, AuthUser(user): AuthUser) -> ApiResult<HttpResponse> {
     let allowance = state.store.allowance(&user.id).await?;
     let prefs = state.store.notification_prefs(&user.id).await?;
@@ -41,7 +60,7 @@ async fn pending_email(state: &AppState, user: &parley_store::models::User) -> A
     Ok(latest.filter(|t| t.used_at.is_none() && t.expires_at > time::now()).map(|t| t.email))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct ProfileBody {
     name: Option<String>,
@@ -98,6 +117,8 @@ fn provider_confirmation_needed() -> ApiError {
     )
 }
 
+/// Changes name, timezone, language; a new email is confirmed by a link sent to it.
+#[utoipa::path(put, path = "/api/me", tag = "me", security(("bearer" = [])), request_body = ProfileBody, responses((status = 200, description = "Saved", body = replies::ProfileSaved), ApiErrors))]
 async fn update_profile(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -155,7 +176,8 @@ async fn update_profile(
     })))
 }
 
-async fn upload_avatar(state: web::Data<AppState>, AuthUser(user): AuthUser, form: Multipart) -> ApiResult<HttpResponse> {
+#[utoipa::path(post, path = "/api/me/avatar", tag = "me", security(("bearer" = [])), request_body(content = AvatarForm, content_type = "multipart/form-data"), responses((status = 200, description = "Saved", body = replies::Avatar), ApiErrors))]
+async fn upload_avatar(state: web::Data<AppState>, AuthUser(user): AuthUser, uploads::Form(form): uploads::Form) -> ApiResult<HttpResponse> {
     let max = state.settings.auth.max_avatar_bytes;
     let rules = uploads::FormRules { fields: &[("avatar", max)], total: state.settings.uploads.max_form_bytes };
     let parts = uploads::read_form(form, &rules, |_| ApiError::too_large(format!("Image must be smaller than {} MB", max / (1024 * 1024)))).await?;
@@ -177,7 +199,7 @@ async fn upload_avatar(state: web::Data<AppState>, AuthUser(user): AuthUser, for
     Ok(HttpResponse::Ok().json(json!({"profilePicture": url})))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct PasswordBody {
     #[serde(default)]
@@ -188,6 +210,8 @@ struct PasswordBody {
     confirm_password: String,
 }
 
+/// Changes (or sets) the password; other sessions end, and a fresh token is returned.
+#[utoipa::path(put, path = "/api/me/password", tag = "me", security(("bearer" = [])), request_body = PasswordBody, responses((status = 200, description = "Changed", body = replies::PasswordChanged), ApiErrors))]
 async fn change_password(
     state: web::Data<AppState>,
     AuthUser(user): AuthUser,
@@ -213,12 +237,13 @@ async fn change_password(
     Ok(HttpResponse::Ok().json(json!({"token": token, "message": "Password changed. Your other sessions were signed out."})))
 }
 
+#[utoipa::path(get, path = "/api/me/notifications", tag = "me", security(("bearer" = [])), responses((status = 200, description = "Preferences", body = crate::openapi::entities::Notifications), ApiErrors))]
 async fn notifications(state: web::Data<AppState>, AuthUser(user): AuthUser) -> ApiResult<HttpResponse> {
     let prefs = state.store.notification_prefs(&user.id).await?;
     Ok(HttpResponse::Ok().json(views::notifications(&prefs)))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct NotificationsBody {
     email_notifications: Option<bool>,
@@ -227,6 +252,7 @@ struct NotificationsBody {
     security_alerts: Option<bool>,
 }
 
+#[utoipa::path(put, path = "/api/me/notifications", tag = "me", security(("bearer" = [])), request_body = NotificationsBody, responses((status = 200, description = "Saved", body = crate::openapi::entities::Notifications), ApiErrors))]
 async fn update_notifications(
     state: web::Data<AppState>,
     AuthUser(user): AuthUser,

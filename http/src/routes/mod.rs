@@ -4,6 +4,7 @@ mod auth;
 mod bots;
 mod chat;
 mod dashboard;
+mod docs;
 mod health;
 mod invitations;
 mod leads;
@@ -11,6 +12,7 @@ mod me;
 mod team;
 
 use actix_web::web;
+use utoipa::OpenApi;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -24,10 +26,28 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .configure(invitations::configure)
             .configure(leads::configure)
             .configure(team::configure)
+            .configure(docs::configure)
             .default_service(web::to(not_found)),
     );
 }
 
 async fn not_found() -> Result<actix_web::HttpResponse, crate::error::ApiError> {
     Err(crate::error::ApiError::not_found("Route"))
+}
+
+/// Each module's part of the API contract (`crate::openapi::document` joins them). A module
+/// with routes must add its part here, or `tests/openapi.rs` fails.
+pub fn api_parts() -> Vec<utoipa::openapi::OpenApi> {
+    vec![
+        health::Api::openapi(),
+        auth::Api::openapi(),
+        me::Api::openapi(),
+        bots::Api::openapi(),
+        chat::Api::openapi(),
+        dashboard::Api::openapi(),
+        invitations::Api::openapi(),
+        team::Api::openapi(),
+        leads::Api::openapi(),
+        docs::Api::openapi(),
+    ]
 }

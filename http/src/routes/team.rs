@@ -3,6 +3,9 @@
 //! confirmation step; POST accepts; decline removes it. Accepting takes a signed-in account
 //! with a *verified* email, and either the link's token or that email being the invited one.
 
+use crate::openapi::{replies, ApiErrors};
+use utoipa::{IntoParams, OpenApi, ToSchema};
+
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
 use parley_store::models::User;
@@ -16,6 +19,10 @@ use crate::auth::{secrets, AuthUser};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use crate::views;
+
+#[derive(OpenApi)]
+#[openapi(paths(preview, accept, decline))]
+pub struct Api;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/team/accept-invitation", web::get().to(preview))
@@ -33,7 +40,8 @@ pub fn unverified() -> ApiError {
     ApiError::new(StatusCode::FORBIDDEN, "email_unverified", UNVERIFIED)
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams, ToSchema)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 struct LinkParams {
     #[serde(default)]
@@ -88,6 +96,8 @@ fn authorize(details: &InvitationDetails, user: &User, token: Option<&str>) -> A
 }
 
 /// The confirmation step: which bot, which role, invited by whom. Needs the link's token.
+/// What an emailed invitation link offers, before signing in.
+#[utoipa::path(get, path = "/api/team/accept-invitation", tag = "team", params(LinkParams), responses((status = 200, description = "The invitation", body = replies::InvitationPreview), ApiErrors))]
 async fn preview(state: web::Data<AppState>, query: web::Query<LinkParams>) -> ApiResult<HttpResponse> {
     let details = pending(&state, &query).await?;
     if !token_matches(&details, query.token.as_deref()) {
@@ -100,6 +110,7 @@ async fn preview(state: web::Data<AppState>, query: web::Query<LinkParams>) -> A
     Ok(HttpResponse::Ok().json(json!({"invitation": view})))
 }
 
+#[utoipa::path(post, path = "/api/team/accept-invitation", tag = "team", security(("bearer" = [])), request_body = LinkParams, responses((status = 200, description = "Joined", body = replies::InvitationAccepted), ApiErrors))]
 async fn accept(state: web::Data<AppState>, AuthUser(user): AuthUser, body: web::Json<LinkParams>) -> ApiResult<HttpResponse> {
     if !user.email_verified {
         return Err(unverified());
@@ -126,6 +137,7 @@ async fn accept(state: web::Data<AppState>, AuthUser(user): AuthUser, body: web:
 }
 
 /// Declines: with the link's token (no account needed), or as the verified invited address.
+#[utoipa::path(post, path = "/api/team/decline-invitation", tag = "team", security((), ("bearer" = [])), request_body = LinkParams, responses((status = 200, description = "Declined", body = replies::Done), ApiErrors))]
 async fn decline(state: web::Data<AppState>, user: Option<AuthUser>, body: web::Json<LinkParams>) -> ApiResult<HttpResponse> {
     let details = pending(&state, &body).await?;
     match &user {

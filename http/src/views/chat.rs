@@ -11,6 +11,7 @@ use parley_store::chat::CustomerInfo;
 use parley_store::models::{ChatMessage, ChatSession};
 use parley_store::time::to_rfc3339;
 use serde::{Serialize, Serializer};
+use utoipa::ToSchema;
 
 /// A time as `parley_store::time::to_rfc3339` writes it (`2026-11-23T13:11:30.123Z`), written
 /// into the output without a string of its own.
@@ -54,13 +55,14 @@ impl Serialize for StoredJson<'_> {
 }
 
 /// A message (spec 2 §3 "Message").
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct MessageView<'a> {
     _id: &'a str,
     #[serde(rename = "agentName")]
     agent_name: Option<&'a str>,
     content: &'a str,
     #[serde(rename = "editedAt")]
+    #[schema(value_type = Option<String>, format = DateTime)]
     edited_at: Option<Time<'a>>,
     id: &'a str,
     #[serde(rename = "isAgent")]
@@ -74,7 +76,9 @@ pub struct MessageView<'a> {
     seq: i64,
     #[serde(rename = "sessionId")]
     session_id: &'a str,
+    #[schema(value_type = Vec<serde_json::Value>)]
     sources: StoredJson<'a>,
+    #[schema(value_type = String, format = DateTime)]
     timestamp: Time<'a>,
 }
 
@@ -129,7 +133,7 @@ impl Serialize for Title<'_> {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct AgentRef<'a> {
     _id: &'a str,
     id: &'a str,
@@ -138,19 +142,21 @@ pub struct AgentRef<'a> {
 
 /// A session as the team sees it: lists (spec 1 "Sessions list", spec 2 §3 "Chat session")
 /// and the dashboard's calls and events. Its visitor gets `visitor::VisitorSessionView`.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionView<'a> {
     #[serde(rename = "_id")]
     _id: &'a str,
     assigned_agent: Option<AgentRef<'a>>,
     bot_id: &'a str,
+    #[schema(value_type = String, format = DateTime)]
     created_at: Time<'a>,
     customer_company: Option<&'a str>,
     customer_email: Option<&'a str>,
     customer_name: Option<&'a str>,
     customer_phone: Option<&'a str>,
     feedback: Option<&'a str>,
+    #[schema(value_type = Option<String>, format = DateTime)]
     human_support_requested_at: Option<Time<'a>>,
     id: &'a str,
     is_pinned: bool,
@@ -162,12 +168,17 @@ pub struct SessionView<'a> {
     priority: &'a str,
     rating: Option<i32>,
     resolution_notes: Option<&'a str>,
+    #[schema(value_type = Option<String>, format = DateTime)]
     resolved_at: Option<Time<'a>>,
     resolved_by: Option<&'a str>,
     status: &'a str,
+    #[schema(value_type = Vec<serde_json::Value>)]
     tags: StoredJson<'a>,
+    #[schema(value_type = String, format = DateTime)]
     timestamp: Time<'a>,
+    #[schema(value_type = String)]
     title: Title<'a>,
+    #[schema(value_type = String, format = DateTime)]
     updated_at: Time<'a>,
 }
 
@@ -210,11 +221,48 @@ pub fn session(s: &ChatSession) -> SessionView<'_> {
 }
 
 /// A session with its messages (`GET /api/chat/get-chat-session/{id}`).
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct SessionWithMessages<'a> {
     #[serde(flatten)]
     pub session: SessionView<'a>,
+    #[schema(value_type = Vec<MessageView>)]
     pub messages: Messages<'a>,
+}
+
+/// `GET /api/chat/get-chat-session/{id}`: the team's view for a member, the reduced one for the
+/// session's visitor.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum SessionFor<'a> {
+    Team(SessionWithMessages<'a>),
+    Visitor(super::visitor::VisitorSessionWithMessages<'a>),
+}
+
+// By hand, as `anyOf`: the derive would say `oneOf`, and a team view also matches the
+// visitor's (it has every field the visitor's has), so no answer would be valid.
+impl utoipa::PartialSchema for SessionFor<'_> {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::AnyOfBuilder::new()
+            .item(utoipa::openapi::Ref::from_schema_name(SessionWithMessages::name()))
+            .item(utoipa::openapi::Ref::from_schema_name(super::visitor::VisitorSessionWithMessages::name()))
+            .into()
+    }
+}
+
+impl ToSchema for SessionFor<'_> {
+    fn schemas(schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>) {
+        schemas.push((SessionWithMessages::name().into(), <SessionWithMessages as utoipa::PartialSchema>::schema()));
+        <SessionWithMessages as ToSchema>::schemas(schemas);
+        let visitor = super::visitor::VisitorSessionWithMessages::name();
+        schemas.push((visitor.into(), <super::visitor::VisitorSessionWithMessages as utoipa::PartialSchema>::schema()));
+        <super::visitor::VisitorSessionWithMessages as ToSchema>::schemas(schemas);
+    }
+}
+
+/// The answer of `GET /api/chat/get-chat-session/{id}`.
+#[derive(Serialize, ToSchema)]
+pub struct OneSessionWithMessages<'a> {
+    pub session: SessionFor<'a>,
 }
 
 /// Sessions, each as [`SessionView`].
@@ -238,7 +286,7 @@ impl Serialize for Messages<'_> {
 }
 
 /// A visitor's contact details.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct CustomerInfoView<'a> {
     company: Option<&'a str>,
     email: Option<&'a str>,

@@ -7,35 +7,42 @@
 
 use parley_store::models::ChatSession;
 use serde::Serialize;
+use utoipa::ToSchema;
 
 use super::chat::{Messages, Time, Title};
 
 /// The agent a visitor is talking to: a name, never an account id.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct VisitorAgentRef<'a> {
     name: Option<&'a str>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct VisitorSessionView<'a> {
     #[serde(rename = "_id")]
     _id: &'a str,
     assigned_agent: Option<VisitorAgentRef<'a>>,
     bot_id: &'a str,
+    #[schema(value_type = String, format = DateTime)]
     created_at: Time<'a>,
     customer_company: Option<&'a str>,
     customer_email: Option<&'a str>,
     customer_name: Option<&'a str>,
     customer_phone: Option<&'a str>,
+    #[schema(value_type = Option<String>, format = DateTime)]
     human_support_requested_at: Option<Time<'a>>,
     id: &'a str,
     message_count: i32,
     needs_human_support: bool,
+    #[schema(value_type = Option<String>, format = DateTime)]
     resolved_at: Option<Time<'a>>,
     status: &'a str,
+    #[schema(value_type = String, format = DateTime)]
     timestamp: Time<'a>,
+    #[schema(value_type = String)]
     title: Title<'a>,
+    #[schema(value_type = String, format = DateTime)]
     updated_at: Time<'a>,
 }
 
@@ -68,10 +75,11 @@ pub fn session(s: &ChatSession) -> VisitorSessionView<'_> {
 }
 
 /// A session with its messages, for its visitor (`GET /api/chat/get-chat-session/{id}`).
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct VisitorSessionWithMessages<'a> {
     #[serde(flatten)]
     pub session: VisitorSessionView<'a>,
+    #[schema(value_type = Vec<super::chat::MessageView>)]
     pub messages: Messages<'a>,
 }
 

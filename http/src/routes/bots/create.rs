@@ -2,7 +2,8 @@
 //! faqText, icon). Everything is checked before anything is written; files are written before
 //! the rows that name them, and removed again if the rows cannot be written.
 
-use actix_multipart::Multipart;
+use crate::openapi::{entities, replies, ApiErrors};
+
 use actix_web::{web, HttpResponse};
 use parley_store::bots::{InitialSource, NewBot, WidgetConfig};
 use parley_store::Role;
@@ -37,7 +38,9 @@ fn icon_too_large(max: usize) -> ApiError {
     ApiError::too_large(format!("Icon must be smaller than {} MB", max / (1024 * 1024)))
 }
 
-pub async fn create(state: web::Data<AppState>, AuthUser(user): AuthUser, form: Multipart) -> ApiResult<HttpResponse> {
+/// The wizard's form: name, description, website, an icon, and a first source.
+#[utoipa::path(post, path = "/api/bots", tag = "bots", security(("bearer" = [])), request_body(content = entities::BotForm, content_type = "multipart/form-data"), responses((status = 201, description = "Created", body = replies::OneBot), ApiErrors))]
+pub async fn create(state: web::Data<AppState>, AuthUser(user): AuthUser, uploads::Form(form): uploads::Form) -> ApiResult<HttpResponse> {
     let limits = &state.settings.uploads;
     let (max_pdf, max_icon) = (limits.max_pdf_bytes, limits.max_icon_bytes);
     let fields = [
@@ -208,7 +211,8 @@ async fn discard_all(paths: Vec<std::path::PathBuf>) {
 
 /// `POST /api/bots/{id}/icon`: replaces the bot's icon (multipart field `icon`); the old
 /// icon's file goes once nothing names it.
-pub async fn replace_icon(state: web::Data<AppState>, access: BotAccess<EditBot>, form: Multipart) -> ApiResult<HttpResponse> {
+#[utoipa::path(post, path = "/api/bots/{bot_id}/icon", tag = "bots", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id")), request_body(content = entities::IconForm, content_type = "multipart/form-data"), responses((status = 200, description = "Saved", body = replies::OneBot), ApiErrors))]
+pub async fn replace_icon(state: web::Data<AppState>, access: BotAccess<EditBot>, uploads::Form(form): uploads::Form) -> ApiResult<HttpResponse> {
     let uploads_settings = &state.settings.uploads;
     let max_icon = uploads_settings.max_icon_bytes;
     let rules = uploads::FormRules { fields: &[("icon", max_icon)], total: uploads_settings.max_form_bytes };

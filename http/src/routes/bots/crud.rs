@@ -1,5 +1,7 @@
 //! Listing, reading, updating and deleting bots.
 
+use crate::openapi::{entities, replies, ApiErrors};
+
 use actix_web::{web, HttpResponse};
 use parley_store::bots::{BotUpdate, WidgetConfig};
 use serde_json::{json, Map, Value};
@@ -10,6 +12,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use crate::views;
 
+#[utoipa::path(get, path = "/api/bots", tag = "bots", security(("bearer" = [])), responses((status = 200, description = "The bots the caller can see, with their role", body = replies::Bots), ApiErrors))]
 pub async fn list(state: web::Data<AppState>, AuthUser(user): AuthUser) -> ApiResult<HttpResponse> {
     let bots = state.store.bots_for_user(&user.id).await?;
     let ids: Vec<String> = bots.iter().map(|(b, _)| b.id.clone()).collect();
@@ -25,6 +28,7 @@ pub async fn list(state: web::Data<AppState>, AuthUser(user): AuthUser) -> ApiRe
     Ok(HttpResponse::Ok().json(json!({"bots": bots})))
 }
 
+#[utoipa::path(get, path = "/api/bots/{bot_id}", tag = "bots", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id")), responses((status = 200, description = "The bot", body = replies::OneBot), ApiErrors))]
 pub async fn get(access: BotAccess<ViewBot>) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Ok().json(json!({"bot": views::bot(&access.bot, access.role)})))
 }
@@ -46,6 +50,8 @@ fn max_chars(value: String, field: &str, max: usize) -> ApiResult<String> {
 /// `PUT /api/bots/{id}`: a partial update. Bot fields and widget fields may be mixed in one
 /// body; the widget fields are merged over the stored configuration and the result must pass
 /// the editor's rules. An unknown field is refused rather than silently dropped.
+/// Changes the bot: name, description, status, websiteUrl, systemPrompt, and any widget field.
+#[utoipa::path(put, path = "/api/bots/{bot_id}", tag = "bots", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id")), request_body = entities::BotUpdate, responses((status = 200, description = "Saved", body = replies::OneBot), ApiErrors))]
 pub async fn update(
     state: web::Data<AppState>,
     access: BotAccess<EditBot>,
@@ -110,6 +116,7 @@ pub async fn update(
 }
 
 /// Deletes the bot with everything it owns, its files too (icon and training PDFs).
+#[utoipa::path(delete, path = "/api/bots/{bot_id}", tag = "bots", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id")), responses((status = 204, description = "Deleted, with its sources, sessions and files"), ApiErrors))]
 pub async fn delete(state: web::Data<AppState>, access: BotAccess<OwnBot>) -> ApiResult<HttpResponse> {
     let files: Vec<std::path::PathBuf> = state.store.sources_of_bot(&access.bot.id).await?.into_iter().filter_map(|s| s.file_path).map(Into::into).collect();
     state.store.delete_bot(&access.bot.id).await?;

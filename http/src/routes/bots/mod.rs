@@ -11,6 +11,7 @@ mod team;
 mod theme;
 
 use actix_web::web;
+use utoipa::OpenApi;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/bots", web::get().to(crud::list))
@@ -37,3 +38,21 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/bots/{bot_id}/team/{member_id}/resend", web::post().to(team::resend))
         .route("/bots/{id}/theme", web::get().to(theme::theme));
 }
+
+#[derive(OpenApi)]
+#[openapi(
+    paths(
+        crud::list, create::create, crud::get, crud::update, crud::delete, create::replace_icon,
+        settings::get, settings::update, sources::list, sources::add_pdf, sources::add_website,
+        sources::add_text, sources::add_qa, sources::delete, sources::train, team::list, leads::list,
+        stats::stats, team::invite, team::update, team::remove, team::resend, theme::theme,
+    ),
+    tags(
+        (name = "bots", description = "Bots, their settings and public theme"),
+        (name = "training", description = "Knowledge sources and training"),
+        (name = "team", description = "A bot's team and invitations"),
+        (name = "leads", description = "Contact details visitors left"),
+        (name = "analytics", description = "Figures from real conversations"),
+    )
+)]
+pub struct Api;

@@ -1,5 +1,8 @@
 //! `GET/PUT /api/bots/{id}/settings`: abuse protection (maximum chat text size, URL whitelist).
 
+use crate::openapi::{entities, ApiErrors};
+use utoipa::ToSchema;
+
 use actix_web::{web, HttpResponse};
 use parley_store::bots::BotSettings;
 use serde::Deserialize;
@@ -9,12 +12,13 @@ use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use crate::views;
 
+#[utoipa::path(get, path = "/api/bots/{bot_id}/settings", tag = "bots", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id")), responses((status = 200, description = "Abuse protection", body = entities::BotSettings), ApiErrors))]
 pub async fn get(state: web::Data<AppState>, access: BotAccess<ViewBot>) -> ApiResult<HttpResponse> {
     let settings = state.store.bot_settings(&access.bot.id).await?;
     Ok(HttpResponse::Ok().json(views::bot_settings(&settings)))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SettingsBody {
     max_chat_text_size: Option<serde_json::Value>,
@@ -37,6 +41,7 @@ pub fn parse_whitelist_entry(raw: &str) -> ApiResult<String> {
     Ok(format!("{}://{}{host}{port}", url.scheme(), if wildcard { "*." } else { "" }))
 }
 
+#[utoipa::path(put, path = "/api/bots/{bot_id}/settings", tag = "bots", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id")), request_body = SettingsBody, responses((status = 200, description = "Saved", body = entities::BotSettings), ApiErrors))]
 pub async fn update(
     state: web::Data<AppState>,
     access: BotAccess<EditBot>,

@@ -2,7 +2,9 @@
 //! source as `processing` and trains it in the background; the list shows real statuses and
 //! reasons. Editors and above change sources; every member may look.
 
-use actix_multipart::Multipart;
+use crate::openapi::{entities, replies, ApiErrors};
+use utoipa::ToSchema;
+
 use actix_web::{web, HttpResponse};
 use parley_engine::ingest::IngestError;
 use parley_store::models::{KnowledgeSource, QaPair};
@@ -44,6 +46,7 @@ fn qa_view(q: &QaPair) -> Value {
     })
 }
 
+#[utoipa::path(get, path = "/api/bots/{bot_id}/sources", tag = "training", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id")), responses((status = 200, description = "Sources by kind, with real statuses", body = replies::Sources), ApiErrors))]
 pub async fn list(state: web::Data<AppState>, access: BotAccess<ViewBot>) -> ApiResult<HttpResponse> {
     let sources = state.store.all_sources(&access.bot.id).await?;
     let qa = state.store.qa_pairs(&access.bot.id).await?;
@@ -57,7 +60,8 @@ pub async fn list(state: web::Data<AppState>, access: BotAccess<ViewBot>) -> Api
     })))
 }
 
-pub async fn add_pdf(state: web::Data<AppState>, access: BotAccess<EditBot>, form: Multipart) -> ApiResult<HttpResponse> {
+#[utoipa::path(post, path = "/api/bots/{bot_id}/sources/pdf", tag = "training", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id")), request_body(content = entities::PdfForm, content_type = "multipart/form-data"), responses((status = 201, description = "Stored; training in the background", body = replies::OneSource), ApiErrors))]
+pub async fn add_pdf(state: web::Data<AppState>, access: BotAccess<EditBot>, uploads::Form(form): uploads::Form) -> ApiResult<HttpResponse> {
     let max = state.settings.uploads.max_pdf_bytes;
     let rules = uploads::FormRules { fields: &[("file", max)], total: state.settings.uploads.max_form_bytes };
     let parts = uploads::read_form(form, &rules, |_| ApiError::too_large("File size must be less than 10MB")).await?;
@@ -85,12 +89,13 @@ pub async fn add_pdf(state: web::Data<AppState>, access: BotAccess<EditBot>, for
     Ok(HttpResponse::Created().json(json!({"source": source_view(&source)})))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 pub struct WebsiteBody {
     #[serde(default)]
     url: String,
 }
 
+#[utoipa::path(post, path = "/api/bots/{bot_id}/sources/website", tag = "training", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id")), request_body = WebsiteBody, responses((status = 201, description = "Stored; crawled in the background", body = replies::OneSource), ApiErrors))]
 pub async fn add_website(state: web::Data<AppState>, access: BotAccess<EditBot>, body: web::Json<WebsiteBody>) -> ApiResult<HttpResponse> {
     if body.url.trim().is_empty() {
         return Err(ApiError::validation("Please enter a website URL"));
@@ -100,20 +105,21 @@ pub async fn add_website(state: web::Data<AppState>, access: BotAccess<EditBot>,
     Ok(HttpResponse::Created().json(json!({"source": source_view(&source)})))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 pub struct TextBody {
     name: Option<String>,
     #[serde(default)]
     content: String,
 }
 
+#[utoipa::path(post, path = "/api/bots/{bot_id}/sources/text", tag = "training", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id")), request_body = TextBody, responses((status = 201, description = "Stored; indexed in the background", body = replies::OneSource), ApiErrors))]
 pub async fn add_text(state: web::Data<AppState>, access: BotAccess<EditBot>, body: web::Json<TextBody>) -> ApiResult<HttpResponse> {
     let source = state.trainer.add_text(&access.bot.id, body.name.as_deref(), &body.content).await?;
     drop(state.trainer.spawn_source(source.id.clone()));
     Ok(HttpResponse::Created().json(json!({"source": source_view(&source)})))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 pub struct QaBody {
     #[serde(default)]
     question: String,
@@ -121,6 +127,7 @@ pub struct QaBody {
     answer: String,
 }
 
+#[utoipa::path(post, path = "/api/bots/{bot_id}/sources/qa", tag = "training", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id")), request_body = QaBody, responses((status = 201, description = "Stored; indexed in the background", body = replies::OneQa), ApiErrors))]
 pub async fn add_qa(state: web::Data<AppState>, access: BotAccess<EditBot>, body: web::Json<QaBody>) -> ApiResult<HttpResponse> {
     let pair = state.trainer.add_qa(&access.bot.id, &body.question, &body.answer).await?;
     drop(state.trainer.spawn_qa(pair.id.clone()));
@@ -128,6 +135,7 @@ pub async fn add_qa(state: web::Data<AppState>, access: BotAccess<EditBot>, body
 }
 
 /// Deletes a source or a Q&A pair (and its chunks: the index forgets it on the next question).
+#[utoipa::path(delete, path = "/api/bots/{bot_id}/sources/{source_id}", tag = "training", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id"), ("source_id" = String, Path, description = "A source or Q&A pair")), responses((status = 204, description = "Deleted"), ApiErrors))]
 pub async fn delete(state: web::Data<AppState>, access: BotAccess<EditBot>, path: web::Path<(String, String)>) -> ApiResult<HttpResponse> {
     let (_, source_id) = path.into_inner();
     let bot = &access.bot.id;
@@ -149,6 +157,7 @@ pub async fn delete(state: web::Data<AppState>, access: BotAccess<EditBot>, path
 }
 
 /// `POST /api/bots/{id}/train`: re-crawl and re-index everything, in the background.
+#[utoipa::path(post, path = "/api/bots/{bot_id}/train", tag = "training", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id")), responses((status = 202, description = "Retraining started", body = replies::Training), ApiErrors))]
 pub async fn train(state: web::Data<AppState>, access: BotAccess<EditBot>) -> ApiResult<HttpResponse> {
     let trainer = state.trainer.clone();
     let bot_id = access.bot.id.clone();

@@ -2,6 +2,8 @@
 //! real conversations: messages, conversations, visitors of the last 24 hours, average response
 //! time (visitor message → next reply, milliseconds) and resolution rate (percent).
 
+use crate::openapi::{replies, ApiErrors};
+
 use actix_web::{web, HttpResponse};
 use parley_store::time::{self, to_rfc3339};
 use serde_json::json;
@@ -10,6 +12,7 @@ use crate::auth::{BotAccess, ViewBot};
 use crate::error::ApiResult;
 use crate::state::AppState;
 
+#[utoipa::path(get, path = "/api/bots/{bot_id}/stats", tag = "analytics", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id")), responses((status = 200, description = "Bot performance", body = replies::BotStats), ApiErrors))]
 pub async fn stats(state: web::Data<AppState>, access: BotAccess<ViewBot>) -> ApiResult<HttpResponse> {
     let p = state.store.bot_performance(&access.bot.id, time::now()).await?;
     Ok(HttpResponse::Ok().json(json!({

@@ -3,6 +3,9 @@
 //! remove. The owner's row is neither edited nor removed. A change to someone's access tells the
 //! live engine at once, so a removed agent's next socket event is refused.
 
+use crate::openapi::{replies, ApiErrors};
+use utoipa::ToSchema;
+
 use actix_web::{web, HttpResponse};
 use parley_store::team::{invitation_expired, RosterEntry};
 use parley_store::{time, Role, StoreError};
@@ -51,6 +54,7 @@ fn member_view(entry: &RosterEntry, manage: bool) -> Value {
     })
 }
 
+#[utoipa::path(get, path = "/api/bots/{bot_id}/team", tag = "team", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id")), responses((status = 200, description = "The owner, members and invitations", body = replies::Team), ApiErrors))]
 pub async fn list(state: web::Data<AppState>, access: BotAccess<ViewBot>) -> ApiResult<HttpResponse> {
     let roster = state.store.team_roster(&access.bot.id).await?;
     let owner = state.store.user_by_id(&access.bot.owner_id).await?;
@@ -79,7 +83,7 @@ pub async fn list(state: web::Data<AppState>, access: BotAccess<ViewBot>) -> Api
     })))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 pub struct InviteBody {
     #[serde(default)]
     email: String,
@@ -103,6 +107,7 @@ async fn mail_invitation(state: &AppState, access_user: &parley_store::models::U
     state.mail.send(email, templates::invitation(&bot.name, inviter, role, &link), Some(link)).await
 }
 
+#[utoipa::path(post, path = "/api/bots/{bot_id}/team/invite", tag = "team", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id")), request_body = InviteBody, responses((status = 201, description = "Invited", body = replies::OneMember), ApiErrors))]
 pub async fn invite(state: web::Data<AppState>, access: BotAccess<ManageTeam>, body: web::Json<InviteBody>) -> ApiResult<HttpResponse> {
     if body.email.trim().is_empty() {
         return Err(ApiError::validation("Email address is required"));
@@ -132,6 +137,7 @@ pub async fn invite(state: web::Data<AppState>, access: BotAccess<ManageTeam>, b
 }
 
 /// A new link and 7 more days for a pending invitation.
+#[utoipa::path(post, path = "/api/bots/{bot_id}/team/{member_id}/resend", tag = "team", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id"), ("member_id" = String, Path, description = "A team member (or pending invitation)")), responses((status = 200, description = "Sent again", body = replies::OneMember), ApiErrors))]
 pub async fn resend(state: web::Data<AppState>, access: BotAccess<ManageTeam>, path: web::Path<(String, String)>) -> ApiResult<HttpResponse> {
     let (_, member_id) = path.into_inner();
     let secret = secrets::new_secret();
@@ -145,11 +151,12 @@ pub async fn resend(state: web::Data<AppState>, access: BotAccess<ManageTeam>, p
     Ok(HttpResponse::Ok().json(json!({"member": member_view(&entry, true), "message": "Invitation sent again"})))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 pub struct RoleBody {
     role: Option<String>,
 }
 
+#[utoipa::path(put, path = "/api/bots/{bot_id}/team/{member_id}", tag = "team", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id"), ("member_id" = String, Path, description = "A team member (or pending invitation)")), request_body = RoleBody, responses((status = 200, description = "Saved", body = replies::OneMember), ApiErrors))]
 pub async fn update(
     state: web::Data<AppState>,
     access: BotAccess<ManageTeam>,
@@ -181,6 +188,7 @@ pub async fn update(
 }
 
 /// Removes a member (their live access ends at once) or revokes a pending invitation.
+#[utoipa::path(delete, path = "/api/bots/{bot_id}/team/{member_id}", tag = "team", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id"), ("member_id" = String, Path, description = "A team member (or pending invitation)")), responses((status = 200, description = "Removed or revoked", body = replies::MemberRemoved), ApiErrors))]
 pub async fn remove(state: web::Data<AppState>, access: BotAccess<ManageTeam>, path: web::Path<(String, String)>) -> ApiResult<HttpResponse> {
     let (_, member_id) = path.into_inner();
     if member_id == access.bot.owner_id {

@@ -1,6 +1,8 @@
 //! `GET /api/bots/{id}/theme`: the public look of a bot's chat, for the widget and `/chat`.
 //! No sign-in: visitors call it. It shows only what the chat draws, never settings or owner.
 
+use crate::openapi::{entities, ApiErrors};
+
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 use parley_store::bots::WidgetConfig;
@@ -11,6 +13,7 @@ use crate::state::AppState;
 
 /// Called cross-origin by widget.js on the customer's site: a site on the bot's whitelist (any
 /// site when the list is empty) may read it; others are refused, so the launcher does not show.
+#[utoipa::path(get, path = "/api/bots/{id}/theme", tag = "bots", params(("id" = String, Path, description = "The bot's id"), ("Origin" = Option<String>, Header, description = "The embedding site; refused unless on the bot's whitelist")), responses((status = 200, description = "What the chat draws", body = entities::Theme), ApiErrors))]
 pub async fn theme(state: web::Data<AppState>, req: HttpRequest, path: web::Path<String>) -> ApiResult<HttpResponse> {
     let bot = state.store.bot_by_id(&path).await?.ok_or_else(|| ApiError::not_found("Bot"))?;
     let from = crate::visitor_guard::CallOrigin::of(&req);

@@ -7,6 +7,7 @@ mod sessions;
 mod stats;
 
 use actix_web::web;
+use utoipa::OpenApi;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/chat", web::post().to(send::send))
@@ -22,3 +23,17 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/chat/bot/{bot_id}/all-sessions", web::get().to(sessions::all_sessions))
         .route("/chat/bot/{bot_id}/support-stats", web::get().to(stats::support_stats));
 }
+
+#[derive(OpenApi)]
+#[openapi(
+    paths(
+        send::send, sessions::list, sessions::get, sessions::delete, sessions::resolve, sessions::status,
+        sessions::assign_agent, sessions::edit_message, sessions::support_sessions, sessions::agent_sessions,
+        sessions::all_sessions, stats::support_stats,
+    ),
+    tags(
+        (name = "chat", description = "The visitor's chat call"),
+        (name = "sessions", description = "The dashboard's chat sessions"),
+    )
+)]
+pub struct Api;

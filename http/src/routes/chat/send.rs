@@ -3,6 +3,9 @@
 //! messages of that session must bring it back (body `visitorToken` or `X-Visitor-Token`), so
 //! knowing a session id is not enough to write into it.
 
+use crate::openapi::{replies, ApiErrors};
+use utoipa::ToSchema;
+
 use actix_web::{web, HttpRequest, HttpResponse};
 use parley_engine::chat::VisitorMessage;
 use parley_store::chat::CustomerInfo;
@@ -16,7 +19,7 @@ use crate::state::AppState;
 use crate::views::chat as view;
 use crate::visitor_guard::{self, CallOrigin};
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SendBody {
     #[serde(default)]
@@ -24,10 +27,14 @@ pub struct SendBody {
     #[serde(default)]
     bot_id: String,
     session_id: Option<String>,
+    #[schema(value_type = Option<crate::openapi::entities::LeadData>)]
     lead_data: Option<CustomerInfo>,
     visitor_token: Option<String>,
 }
 
+/// A visitor's message: starts a conversation (no `sessionId`) or continues one (with its
+/// `visitorToken`); answers with the saved message and the bot's reply.
+#[utoipa::path(post, path = "/api/chat", tag = "chat", params(("X-Visitor-Token" = Option<String>, Header, description = "Instead of the body's visitorToken"), ("Origin" = Option<String>, Header, description = "The embedding site; checked against the bot's whitelist")), request_body = SendBody, responses((status = 200, description = "Saved and answered", body = replies::ChatReply), ApiErrors))]
 pub async fn send(state: web::Data<AppState>, req: HttpRequest, body: web::Json<SendBody>) -> ApiResult<HttpResponse> {
     let body = body.into_inner();
     if body.bot_id.trim().is_empty() {

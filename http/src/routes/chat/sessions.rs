@@ -1,6 +1,9 @@
 //! The dashboard's session calls: lists, one session with its messages, resolve, status and
 //! priority, take (assign-agent), delete, and the inline edit of a bot message.
 
+use crate::openapi::{replies, ApiErrors};
+use utoipa::{IntoParams, ToSchema};
+
 use actix_web::{web, HttpResponse};
 use parley_store::chat::SessionFilter;
 use serde::Deserialize;
@@ -10,11 +13,12 @@ use crate::auth::caller::member;
 use crate::auth::{AuthUser, Caller};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
-use crate::views::chat::{self as view, Sessions, SessionWithMessages};
+use crate::views::chat::{self as view, OneSessionWithMessages, SessionFor, SessionWithMessages, Sessions};
 use crate::views::visitor::{self, VisitorSessionWithMessages};
 use parley_engine::chat::Who;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct ListQuery {
     bot_id: Option<String>,
@@ -36,42 +40,48 @@ async fn listing(state: &AppState, user: &parley_store::models::User, bot_id: &s
 }
 
 /// `GET /api/sessions?botId=&page=&limit=&q=`
+#[utoipa::path(get, path = "/api/sessions", tag = "sessions", security(("bearer" = [])), params(ListQuery), responses((status = 200, description = "A page of the bot's sessions", body = replies::SessionsPage), ApiErrors))]
 pub async fn list(state: web::Data<AppState>, AuthUser(user): AuthUser, q: web::Query<ListQuery>) -> ApiResult<HttpResponse> {
     let bot_id = q.bot_id.clone().filter(|b| !b.is_empty()).ok_or_else(|| ApiError::validation("botId is required"))?;
     listing(&state, &user, &bot_id, SessionFilter::All, &q).await
 }
 
+#[utoipa::path(get, path = "/api/chat/bot/{bot_id}/support-sessions", tag = "sessions", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id"), ListQuery), responses((status = 200, description = "Waiting for an agent", body = replies::SessionsPage), ApiErrors))]
 pub async fn support_sessions(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<String>, q: web::Query<ListQuery>) -> ApiResult<HttpResponse> {
     listing(&state, &user, &path, SessionFilter::SupportQueue, &q).await
 }
 
+#[utoipa::path(get, path = "/api/chat/bot/{bot_id}/agent-sessions", tag = "sessions", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id"), ListQuery), responses((status = 200, description = "Assigned to the caller", body = replies::SessionsPage), ApiErrors))]
 pub async fn agent_sessions(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<String>, q: web::Query<ListQuery>) -> ApiResult<HttpResponse> {
     listing(&state, &user, &path, SessionFilter::AssignedTo, &q).await
 }
 
+#[utoipa::path(get, path = "/api/chat/bot/{bot_id}/all-sessions", tag = "sessions", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id"), ListQuery), responses((status = 200, description = "Open sessions", body = replies::SessionsPage), ApiErrors))]
 pub async fn all_sessions(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<String>, q: web::Query<ListQuery>) -> ApiResult<HttpResponse> {
     listing(&state, &user, &path, SessionFilter::Open, &q).await
 }
 
 /// `GET /api/chat/get-chat-session/{id}`: a member of the bot, or the session's visitor (with
 /// their token as `X-Visitor-Token`), sees the session and its messages.
+#[utoipa::path(get, path = "/api/chat/get-chat-session/{id}", tag = "sessions", security(("bearer" = []), ("visitorToken" = [])), params(("id" = String, Path, description = "The chat session's id")), responses((status = 200, description = "The session and its messages", body = crate::views::chat::OneSessionWithMessages), ApiErrors))]
 pub async fn get(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<HttpResponse> {
     let who = caller.into_who();
     let (session, messages) = state.engine.session_with_messages(&who, &path, 500).await?;
-    if matches!(who, Who::Visitor { .. }) {
-        let session = VisitorSessionWithMessages { session: visitor::session(&session), messages: view::Messages(&messages) };
-        return Ok(HttpResponse::Ok().json(json!({"session": session})));
-    }
-    let session = SessionWithMessages { session: view::session(&session), messages: view::Messages(&messages) };
-    Ok(HttpResponse::Ok().json(json!({"session": session})))
+    let session = if matches!(who, Who::Visitor { .. }) {
+        SessionFor::Visitor(VisitorSessionWithMessages { session: visitor::session(&session), messages: view::Messages(&messages) })
+    } else {
+        SessionFor::Team(SessionWithMessages { session: view::session(&session), messages: view::Messages(&messages) })
+    };
+    Ok(HttpResponse::Ok().json(OneSessionWithMessages { session }))
 }
 
+#[utoipa::path(delete, path = "/api/chat/sessions/{id}", tag = "sessions", security(("bearer" = [])), params(("id" = String, Path, description = "The chat session's id")), responses((status = 200, description = "Deleted", body = replies::Done), ApiErrors))]
 pub async fn delete(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<String>) -> ApiResult<HttpResponse> {
     state.engine.delete_session(&user.id, &path).await?;
     Ok(HttpResponse::Ok().json(json!({"ok": true})))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 pub struct ResolveBody {
     rating: Option<i32>,
     /// The agent's notes (spec: "feedback"); kept private to the team.
@@ -79,19 +89,21 @@ pub struct ResolveBody {
     notes: Option<String>,
 }
 
+#[utoipa::path(put, path = "/api/chat/session/{id}/resolve", tag = "sessions", security(("bearer" = [])), params(("id" = String, Path, description = "The chat session's id")), request_body = ResolveBody, responses((status = 200, description = "Resolved", body = replies::OneSession), ApiErrors))]
 pub async fn resolve(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<String>, body: web::Json<ResolveBody>) -> ApiResult<HttpResponse> {
     let body = body.into_inner();
     let session = state.engine.resolve(&member(&user), &path, body.rating, body.feedback.or(body.notes)).await?;
     Ok(HttpResponse::Ok().json(json!({"session": view::session(&session)})))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StatusBody {
     status: Option<String>,
     priority: Option<String>,
 }
 
+#[utoipa::path(put, path = "/api/chat/session/{id}/status", tag = "sessions", security(("bearer" = [])), params(("id" = String, Path, description = "The chat session's id")), request_body = StatusBody, responses((status = 200, description = "Saved", body = replies::OneSession), ApiErrors))]
 pub async fn status(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<String>, body: web::Json<StatusBody>) -> ApiResult<HttpResponse> {
     if body.status.is_none() && body.priority.is_none() {
         return Err(ApiError::validation("Give a status or a priority"));
@@ -102,6 +114,7 @@ pub async fn status(state: web::Data<AppState>, AuthUser(user): AuthUser, path: 
 
 /// `POST /api/chat/session/{id}/assign-agent`: the caller takes the session. 409 when another
 /// agent already has it.
+#[utoipa::path(post, path = "/api/chat/session/{id}/assign-agent", tag = "sessions", security(("bearer" = [])), params(("id" = String, Path, description = "The chat session's id")), responses((status = 200, description = "Taken by the caller", body = replies::OneSession), ApiErrors))]
 pub async fn assign_agent(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<String>) -> ApiResult<HttpResponse> {
     let outcome = state.engine.take_session(&member(&user), &path).await?;
     if !outcome.won {
@@ -110,12 +123,13 @@ pub async fn assign_agent(state: web::Data<AppState>, AuthUser(user): AuthUser, 
     Ok(HttpResponse::Ok().json(json!({"session": view::session(&outcome.session)})))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 pub struct EditBody {
     #[serde(default)]
     content: String,
 }
 
+#[utoipa::path(put, path = "/api/chat/session/{id}/messages/{message_id}", tag = "sessions", security(("bearer" = [])), params(("id" = String, Path, description = "The chat session's id"), ("message_id" = String, Path, description = "A bot message of the session")), request_body = EditBody, responses((status = 200, description = "Edited", body = replies::OneMessage), ApiErrors))]
 pub async fn edit_message(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<(String, String)>, body: web::Json<EditBody>) -> ApiResult<HttpResponse> {
     let (session_id, message_id) = path.into_inner();
     let message = state.engine.edit_message(&user.id, &session_id, &message_id, &body.content).await?;

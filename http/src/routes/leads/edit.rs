@@ -2,6 +2,7 @@
 //! `PATCH /api/leads/{id}/status` (the inline select), `DELETE /api/leads/{id}`. Each checks
 //! everything before it writes, so a refused change changes nothing.
 
+use crate::openapi::{replies, ApiErrors};
 use actix_web::{web, HttpResponse};
 use parley_store::leads::LeadChanges;
 use parley_store::StoreError;
@@ -39,6 +40,7 @@ fn gone(e: StoreError) -> ApiError {
     }
 }
 
+#[utoipa::path(post, path = "/api/leads", tag = "leads", security(("bearer" = [])), request_body = LeadBody, responses((status = 201, description = "Created", body = replies::LeadSaved), ApiErrors))]
 pub async fn create(state: web::Data<AppState>, AuthUser(user): AuthUser, body: web::Json<LeadBody>) -> ApiResult<HttpResponse> {
     let body = body.into_inner();
     let bot_id = body.bot()?;
@@ -52,6 +54,7 @@ pub async fn create(state: web::Data<AppState>, AuthUser(user): AuthUser, body: 
     Ok(HttpResponse::Created().json(json!({"lead": row_json(&state, &lead.id).await?, "message": "Lead created successfully"})))
 }
 
+#[utoipa::path(put, path = "/api/leads/{lead_id}", tag = "leads", security(("bearer" = [])), params(("lead_id" = String, Path, description = "The lead's id")), request_body = LeadBody, responses((status = 200, description = "Updated", body = replies::LeadSaved), ApiErrors))]
 pub async fn update(state: web::Data<AppState>, access: LeadAccess<EditLeads>, body: web::Json<LeadBody>) -> ApiResult<HttpResponse> {
     let body = body.into_inner();
     // A lead stays with its bot: moving it would hand its details to another team.
@@ -66,18 +69,20 @@ pub async fn update(state: web::Data<AppState>, access: LeadAccess<EditLeads>, b
     Ok(HttpResponse::Ok().json(json!({"lead": row_json(&state, &access.lead.id).await?, "message": "Lead updated successfully"})))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 pub struct StatusBody {
     #[serde(default)]
     status: String,
 }
 
+#[utoipa::path(patch, path = "/api/leads/{lead_id}/status", tag = "leads", security(("bearer" = [])), params(("lead_id" = String, Path, description = "The lead's id")), request_body = StatusBody, responses((status = 200, description = "Status saved", body = replies::LeadSaved), ApiErrors))]
 pub async fn set_status(state: web::Data<AppState>, access: LeadAccess<SetLeadStatus>, body: web::Json<StatusBody>) -> ApiResult<HttpResponse> {
     let status = input::status(&body.status)?;
     state.store.update_lead(&access.lead.id, LeadChanges { status: Some(status), ..LeadChanges::default() }).await.map_err(gone)?;
     Ok(HttpResponse::Ok().json(json!({"lead": row_json(&state, &access.lead.id).await?, "message": "Lead status updated"})))
 }
 
+#[utoipa::path(delete, path = "/api/leads/{lead_id}", tag = "leads", security(("bearer" = [])), params(("lead_id" = String, Path, description = "The lead's id")), responses((status = 200, description = "Deleted", body = replies::Done), ApiErrors))]
 pub async fn delete(state: web::Data<AppState>, access: LeadAccess<DeleteLeads>) -> ApiResult<HttpResponse> {
     state.store.delete_lead(&access.lead.id).await.map_err(gone)?;
     Ok(HttpResponse::Ok().json(json!({"ok": true, "message": "Lead deleted successfully"})))

@@ -3,6 +3,7 @@
 //! and the next page is read only when the client has taken the last one, so an export of any
 //! size holds one page in memory (measured: see README, "Leads export").
 
+use crate::openapi::{replies, ApiErrors};
 use std::sync::Arc;
 
 use actix_web::http::header::{ContentDisposition, DispositionParam, DispositionType};
@@ -79,6 +80,7 @@ impl Export {
     }
 }
 
+#[utoipa::path(get, path = "/api/leads/export", tag = "leads", security(("bearer" = [])), params(FilterParams), responses((status = 200, description = "Every matching lead, streamed: CSV (RFC 4180, UTF-8 BOM) or a JSON list", content((String = "text/csv"), (Vec<replies::LeadRow> = "application/json"))), ApiErrors))]
 pub async fn export(state: web::Data<AppState>, AuthUser(user): AuthUser, q: web::Query<FilterParams>) -> ApiResult<HttpResponse> {
     let format = match q.format.as_deref().map(str::trim).unwrap_or("csv") {
         "csv" => Format::Csv,

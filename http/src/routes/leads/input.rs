@@ -23,7 +23,7 @@ fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Optio
 }
 
 /// The Create and Edit forms' fields. Tags come as a list or as the form's comma-separated text.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LeadBody {
     #[serde(default)]
@@ -185,8 +185,9 @@ impl LeadBody {
 
 /// The filter bar as query parameters: `q`, `status`, `priority`, `sort`, `botId` ("all" or
 /// empty means no filter), and for the export `ids` (comma-separated) and `format`.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, utoipa::IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 pub struct FilterParams {
     pub q: Option<String>,
     pub status: Option<String>,

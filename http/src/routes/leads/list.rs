@@ -1,6 +1,7 @@
 //! `GET /api/leads` (a page of the table) and `GET /api/leads/stats` (the five cards and the
 //! Insights panel), for every role on the bots.
 
+use crate::openapi::{replies, ApiErrors};
 use actix_web::{web, HttpResponse};
 use parley_store::leads::MonthConversion;
 use parley_store::time;
@@ -14,6 +15,7 @@ use crate::error::ApiResult;
 use crate::state::AppState;
 use crate::views;
 
+#[utoipa::path(get, path = "/api/leads", tag = "leads", security(("bearer" = [])), params(FilterParams), responses((status = 200, description = "A page of the leads the caller may see", body = replies::LeadsPage), ApiErrors))]
 pub async fn list(state: web::Data<AppState>, AuthUser(user): AuthUser, q: web::Query<FilterParams>) -> ApiResult<HttpResponse> {
     let bots = readable_bots(&state, &user.id, q.bot()).await?;
     let filter = q.filter(bots)?;
@@ -32,6 +34,7 @@ fn month(m: &MonthConversion) -> serde_json::Value {
 
 /// The cards count the bots the bar shows (`botId`, else all), not the search or status
 /// filters: they say how many leads there are of each status.
+#[utoipa::path(get, path = "/api/leads/stats", tag = "leads", security(("bearer" = [])), params(FilterParams), responses((status = 200, description = "The five cards and the Insights panel", body = replies::LeadStats), ApiErrors))]
 pub async fn stats(state: web::Data<AppState>, AuthUser(user): AuthUser, q: web::Query<FilterParams>) -> ApiResult<HttpResponse> {
     let bots = readable_bots(&state, &user.id, q.bot()).await?;
     let s = state.store.lead_stats(&bots, time::now()).await?;

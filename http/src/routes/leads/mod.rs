@@ -11,9 +11,14 @@ mod input;
 mod list;
 
 use actix_web::web;
+use utoipa::OpenApi;
 
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
+
+#[derive(OpenApi)]
+#[openapi(paths(list::list, list::stats, edit::create, edit::update, edit::set_status, edit::delete, export::export))]
+pub struct Api;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/leads", web::get().to(list::list))
