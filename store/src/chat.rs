@@ -135,7 +135,15 @@ impl Store {
         Ok(session)
     }
 
+    /// Has the message writer write the session counters it keeps (see `writer`), so a read
+    /// that follows counts every message saved before it. Every read of `message_count`,
+    /// `last_message` or a session's last activity goes through here first.
+    pub(crate) async fn counters_current(&self) {
+        self.writer.sync_counters().await;
+    }
+
     pub async fn session(&self, id: &str) -> StoreResult<Option<ChatSession>> {
+        self.counters_current().await;
         db_run!(self, |conn| chat_sessions::table.find(id).first::<ChatSession>(conn).await.optional())
             .map_err(Into::into)
     }
@@ -201,6 +209,7 @@ impl Store {
         offset: i64,
         limit: i64,
     ) -> StoreResult<(Vec<ChatSession>, i64)> {
+        self.counters_current().await;
         let agent = agent_id.unwrap_or_default().to_string();
         let pattern = title_search.map(str::trim).filter(|t| !t.is_empty()).map(contains_pattern);
         // The boxed query is built inside each backend's arm: a boxed query is tied to one backend.
@@ -240,6 +249,7 @@ impl Store {
 
     /// Marks the session as waiting for a human, with the contact details given.
     pub async fn request_support(&self, session_id: &str, info: &CustomerInfo) -> StoreResult<ChatSession> {
+        self.counters_current().await;
         let now = time::now();
         self.request_contact(session_id, info).await?;
         db_tx!(self, owned(session_id), |conn| async move {
@@ -335,6 +345,7 @@ impl Store {
         rating: Option<i32>,
         notes: Option<&str>,
     ) -> StoreResult<ChatSession> {
+        self.counters_current().await;
         let now = time::now();
         let notes = notes.map(str::to_string);
         db_tx!(self, owned(session_id, resolved_by), |conn| async move {
@@ -371,6 +382,7 @@ impl Store {
     }
 
     pub async fn set_session_status(&self, session_id: &str, status: Option<&str>, priority: Option<&str>) -> StoreResult<ChatSession> {
+        self.counters_current().await;
         let now = time::now();
         let (status, priority) = (status.map(str::to_string), priority.map(str::to_string));
         db_tx!(self, owned(session_id), |conn| async move {

@@ -69,6 +69,7 @@ impl Store {
         let conversations = db_run!(self, |conn| sessions().count().get_result::<i64>(conn).await)?;
         let resolved = db_run!(self, |conn| sessions().filter(chat_sessions::status.eq("resolved")).count().get_result::<i64>(conn).await)?;
         // The sessions keep their own message count, so this needs no scan of the messages.
+        self.counters_current().await;
         let messages = db_run!(self, |conn| sessions()
             .select(diesel::dsl::sum(chat_sessions::message_count))
             .first::<Option<i64>>(conn)

@@ -199,6 +199,7 @@ impl Store {
             diesel::connection::SimpleConnection::batch_execute(&mut conn, pragmas)?;
             conn.run_pending_migrations(SQLITE_MIGRATIONS)
                 .map_err(|e| StoreError::Migration(e.to_string()))?;
+            crate::writer::counters::reconcile_sqlite(&mut conn)?;
             Ok(())
         })
         .await?;
@@ -230,6 +231,7 @@ impl Store {
                 .map_err(|e| StoreError::Connection(e.to_string()))?;
             conn.run_pending_migrations(PG_MIGRATIONS)
                 .map_err(|e| StoreError::Migration(e.to_string()))?;
+            crate::writer::counters::reconcile_pg(&mut conn)?;
             Ok(())
         })
         .await?;

@@ -303,6 +303,13 @@ diesel::joinable!(notification_preferences -> users (user_id));
 diesel::joinable!(weekly_reports -> users (user_id));
 diesel::joinable!(bots -> users (owner_id));
 diesel::joinable!(bot_settings -> bots (bot_id));
+diesel::table! {
+    message_counter_flushes (id) {
+        id -> Integer,
+        flushed_at -> Timestamp,
+    }
+}
+
 diesel::joinable!(team_members -> bots (bot_id));
 diesel::joinable!(knowledge_sources -> bots (bot_id));
 diesel::joinable!(qa_pairs -> bots (bot_id));
@@ -332,4 +339,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     usage_counters,
     payments,
     activity_log,
+    message_counter_flushes,
 );

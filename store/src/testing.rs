@@ -56,6 +56,22 @@ impl TestDb {
         }
     }
 
+    /// A SQLite database as a crash would leave it: a copy of everything committed so far
+    /// (`VACUUM INTO`), without what the running store keeps in memory.
+    pub async fn crash_copy(&self) -> StoreResult<TestDb> {
+        use diesel::{Connection, RunQueryDsl};
+        let copy = TestDb::new(Backend::Sqlite).await?;
+        let (from, to) = (self.dir.path().join("parley.db"), copy.dir.path().join("parley.db"));
+        tokio::task::spawn_blocking(move || -> StoreResult<()> {
+            let mut conn = diesel::SqliteConnection::establish(&from.to_string_lossy()).map_err(|e| StoreError::Connection(e.to_string()))?;
+            diesel::sql_query("VACUUM INTO ?").bind::<diesel::sql_types::Text, _>(to.to_string_lossy().to_string()).execute(&mut conn)?;
+            Ok(())
+        })
+        .await
+        .map_err(|e| StoreError::Connection(e.to_string()))??;
+        Ok(copy)
+    }
+
     /// Tests a data migration: reverts the migrations down to and including `version` (the
     /// folder name's date part, e.g. `2026-11-24-000001`), runs `sql` on the schema before it
     /// (to write rows as the older code did), then migrates up again. Open a fresh `Store`
@@ -180,6 +196,31 @@ impl Store {
         for (id, at) in captured {
             db_run!(self, |conn| diesel::update(leads::table.find(&id)).set(leads::captured_at.eq(at - by)).execute(conn).await)?;
         }
+        Ok(())
+    }
+
+    /// A session's counters as stored, without asking the message writer for those it keeps.
+    pub async fn stored_counters(&self, session_id: &str) -> StoreResult<(i32, Option<String>)> {
+        use crate::schema::chat_sessions;
+        use diesel::prelude::*;
+        use diesel_async::RunQueryDsl;
+        Ok(db_run!(self, |conn| chat_sessions::table
+            .find(session_id)
+            .select((chat_sessions::message_count, chat_sessions::last_message))
+            .first::<(i32, Option<String>)>(conn)
+            .await)?)
+    }
+
+    /// Zeroes a session's counters, as a crash between its messages' commit and the counters'
+    /// flush would leave them.
+    pub async fn lose_counters(&self, session_id: &str) -> StoreResult<()> {
+        use crate::schema::chat_sessions;
+        use diesel::prelude::*;
+        use diesel_async::RunQueryDsl;
+        db_run!(self, |conn| diesel::update(chat_sessions::table.find(session_id))
+            .set((chat_sessions::message_count.eq(0), chat_sessions::last_message.eq(None::<String>)))
+            .execute(conn)
+            .await)?;
         Ok(())
     }
 

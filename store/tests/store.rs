@@ -24,6 +24,7 @@ on_both_backends!(
     credits_are_spent_atomically_up_to_the_limit,
     transactions_survive_concurrent_single_writes,
     messages_saved_together_keep_their_order_and_fail_alone,
+    session_counters_are_written_behind_and_recounted_after_a_crash,
     support_figures_come_from_the_sessions,
     data_survives_reopening,
     resolve_notes_are_kept_apart_from_the_visitors_feedback,
@@ -374,6 +375,51 @@ async fn messages_saved_together_keep_their_order_and_fail_alone(backend: Backen
         assert_eq!(seqs, (1..=30).collect::<Vec<i64>>());
         assert_eq!(store.session(sid).await.unwrap().unwrap().message_count, 30);
     }
+}
+
+/// A session's counters are kept by the message writer and written behind its messages (at
+/// most a second later, or as soon as something reads them); a start after a crash recounts
+/// what the last flush missed from the messages themselves.
+async fn session_counters_are_written_behind_and_recounted_after_a_crash(backend: Backend) {
+    use parley_store::chat::{NewMessage, Role};
+    let (db, store) = store(backend).await;
+    let owner = user(&store, "owner@x.co").await;
+    let b = bot(&store, &owner.id, "Chatty").await;
+    let sid = store.create_session(&b.id, "a").await.unwrap().id;
+    let started = std::time::Instant::now();
+    for i in 0..3 {
+        store.append_message(&sid, NewMessage::simple(Role::User, format!("m{i}"))).await.unwrap();
+    }
+    store.append_message(&sid, NewMessage::simple(Role::System, "a note, not counted")).await.unwrap();
+    let stored = store.stored_counters(&sid).await.unwrap();
+    if started.elapsed() < std::time::Duration::from_millis(900) {
+        assert_eq!(stored, (0, None), "kept by the writer, not yet written");
+    }
+    let s = store.session(&sid).await.unwrap().unwrap();
+    assert_eq!((s.message_count, s.last_message.as_deref()), (3, Some("m2")), "a read sees every saved message");
+    assert_eq!(store.stored_counters(&sid).await.unwrap(), (3, Some("m2".into())));
+
+    for i in 3..5 {
+        store.append_message(&sid, NewMessage::simple(Role::Agent, format!("m{i}"))).await.unwrap();
+    }
+    if backend == Backend::Sqlite {
+        // What a crash leaves: the messages committed, the last two not yet counted.
+        let copy = db.crash_copy().await.unwrap();
+        let restarted = copy.open().await.unwrap();
+        let s = restarted.session(&sid).await.unwrap().unwrap();
+        assert_eq!((s.message_count, s.last_message.as_deref()), (5, Some("m4")), "recounted at start-up");
+        assert!(s.updated_at >= restarted.messages(&sid, 0, 10).await.unwrap().last().unwrap().created_at);
+    }
+    assert_eq!(store.session(&sid).await.unwrap().unwrap().message_count, 5);
+    store.lose_counters(&sid).await.unwrap();
+    let reopened = db.open().await.unwrap();
+    let s = reopened.session(&sid).await.unwrap().unwrap();
+    assert_eq!((s.message_count, s.last_message.as_deref()), (5, Some("m4")), "recounted when opened again");
+
+    // Kept counters are written within a second even when nobody reads them.
+    store.append_message(&sid, NewMessage::simple(Role::Bot, "m5")).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    assert_eq!(store.stored_counters(&sid).await.unwrap(), (6, Some("m5".into())));
 }
 
 /// The agent dashboard's figures: queue, active, resolved today and in all, satisfaction from
