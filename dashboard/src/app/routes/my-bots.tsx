@@ -18,6 +18,8 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useSnapshot } from 'valtio';
 import { PageHeader } from '@/components/PageHeader';
 import type { Bot } from '@/features/bots/api/bots';
+import { BotSparkline } from '@/features/analytics/components/BotSparkline';
+import { loadSparklines } from '@/features/analytics/stores/analytics';
 import { BotCard } from '@/features/bots/components/BotCard';
 import { CreateBotWizard } from '@/features/bots/components/CreateBotWizard';
 import { ShareDialog } from '@/features/bots/components/ShareDialog';
@@ -53,7 +55,10 @@ export function MyBotsRoute() {
   const [search, setSearch] = useState('');
   const [status, setStatus] = useState<StatusFilter>('all');
   const [sort, setSort] = useState<BotSort>('name');
-  const [wizardOpen, setWizardOpen] = useState(false);
+  // /dashboard?create=1&website=… (the landing page's website box, through sign-up) opens the
+  // wizard with that website filled in.
+  const [wizardOpen, setWizardOpen] = useState(() => params.get('create') === '1');
+  const [initialWebsite] = useState(() => params.get('website') ?? undefined);
   const [sharing, setSharing] = useState<Bot | null>(null);
   const [deleting, setDeleting] = useState<Bot | null>(null);
   const [deleteBusy, setDeleteBusy] = useState(false);
@@ -68,6 +73,11 @@ export function MyBotsRoute() {
   useEffect(() => {
     void loadDashboardStats();
   }, [botCount]);
+  // Each card's week of conversations (a sparkline), for the bots listed now.
+  const botIds = snap.bots.map((b) => b._id).join(',');
+  useEffect(() => {
+    if (botIds) void loadSparklines(botIds.split(','));
+  }, [botIds]);
 
   // /dashboard?bot={name} (a card click) makes that bot the active one.
   const botParam = params.get('bot');
@@ -203,12 +213,21 @@ export function MyBotsRoute() {
               onEdit={goTo('/preview')}
               onSettings={goTo('/bot-settings')}
               onDelete={setDeleting}
-            />
+            >
+              <BotSparkline botId={bot._id} />
+            </BotCard>
           ))}
         </SimpleGrid>
       )}
 
-      <CreateBotWizard opened={wizardOpen} onClose={() => setWizardOpen(false)} />
+      <CreateBotWizard
+        opened={wizardOpen}
+        initialWebsite={initialWebsite}
+        onClose={() => {
+          setWizardOpen(false);
+          if (params.has('create')) setParams({}, { replace: true });
+        }}
+      />
       <ShareDialog bot={sharing} onClose={() => setSharing(null)} />
       <Modal opened={deleting !== null} onClose={() => setDeleting(null)} title="Delete Bot">
         <Text mb="md">Are you sure you want to delete "{deleting ? displayName(deleting) : ''}"?</Text>

@@ -1,0 +1,13 @@
+DROP INDEX chat_sessions_bot_resolved;
+DROP INDEX chat_sessions_bot_handoff;
+DROP INDEX chat_sessions_bot_created;
+DROP TABLE refused_answers;
+DROP TRIGGER message_counts_session_delete ON chat_sessions;
+DROP TRIGGER message_counts_update ON chat_messages;
+DROP TRIGGER message_counts_delete ON chat_messages;
+DROP TRIGGER message_counts_insert ON chat_messages;
+DROP FUNCTION message_counts_remove_session();
+DROP FUNCTION message_counts_move();
+DROP FUNCTION message_counts_remove_old();
+DROP FUNCTION message_counts_add_new();
+DROP TABLE message_counts;

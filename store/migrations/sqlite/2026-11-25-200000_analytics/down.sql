@@ -1,0 +1,9 @@
+DROP INDEX chat_sessions_bot_resolved;
+DROP INDEX chat_sessions_bot_handoff;
+DROP INDEX chat_sessions_bot_created;
+DROP TABLE refused_answers;
+DROP TRIGGER message_counts_session_delete;
+DROP TRIGGER message_counts_update;
+DROP TRIGGER message_counts_delete;
+DROP TRIGGER message_counts_insert;
+DROP TABLE message_counts;
