@@ -1,6 +1,7 @@
 //! REST routes under `/api`, laid out as the URL tree.
 
 mod auth;
+mod billing;
 mod bots;
 mod chat;
 mod dashboard;
@@ -21,6 +22,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .configure(health::configure)
             .configure(auth::configure)
             .configure(me::configure)
+            .configure(billing::configure)
             .configure(bots::configure)
             .configure(chat::configure)
             .configure(dashboard::configure)
@@ -44,6 +46,7 @@ pub fn api_parts() -> Vec<utoipa::openapi::OpenApi> {
         health::Api::openapi(),
         auth::Api::openapi(),
         me::Api::openapi(),
+        billing::Api::openapi(),
         bots::Api::openapi(),
         chat::Api::openapi(),
         dashboard::Api::openapi(),

@@ -3,6 +3,7 @@
 //! shape; the chat's views (`chat`, `events`) are typed and serialize straight from the rows.
 
 pub mod acks;
+pub mod billing;
 pub mod chat;
 pub mod events;
 pub mod leads;
