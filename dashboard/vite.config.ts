@@ -29,7 +29,6 @@ export default defineConfig({
         manualChunks: {
           react: ['react', 'react-dom', 'react-router'],
           mantine: ['@mantine/core', '@mantine/hooks', '@mantine/notifications'],
-          charts: ['@mantine/charts', 'recharts'],
         },
       },
     },

@@ -89,7 +89,7 @@ test("a newcomer types a URL, signs up and the wizard crawls that site", { skip 
   await wizard.getByRole("button", { name: /Skip/ }).click();
   await wizard.getByTestId("crawl-note").waitFor();
   await wizard.getByRole("button", { name: "Create", exact: true }).click();
-  await wizard.getByText("Bot Created Successfully").waitFor();
+  await page.getByText("Bot Created Successfully").waitFor();
 
   // The site is crawled as the bot's first source, and the bot answers from it.
   const sources = await until(async () => {

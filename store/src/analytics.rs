@@ -3,9 +3,11 @@
 //! refused answers and leads, each computed in SQL and grouped by the database.
 //!
 //! Buckets are `[from + i × width, from + (i + 1) × width)`; the caller aligns `from` to local
-//! hours or midnights, so the SQL only subtracts and divides whole seconds. Messages are read
-//! from `message_counts` (15-minute slots kept by triggers, see the migration
-//! `2026-11-25-200000_analytics`): a bucket boundary is always a slot boundary.
+//! hours or midnights, so the SQL only subtracts and divides whole seconds. Counts are read
+//! from `message_counts` and `event_counts` (15-minute slots kept by triggers, see the
+//! migration `2026-11-25-200000_analytics`): a bucket boundary is always a slot boundary, and
+//! 90 days cost at most 8,640 slots whatever the traffic. The first-response percentiles need
+//! each handoff's wait: one row per handoff in `agent_responses`, also kept by triggers.
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
@@ -138,61 +140,29 @@ impl Dialect {
         }
     }
 
-    /// Counts of events on sessions, refused answers and leads per bucket. Parameters: $1 bot,
-    /// $2 from, $3 from in seconds, $4 bucket width, $5 to.
-    fn events(&self) -> String {
-        let bucket = |col: &str| format!("({} - $3) / $4", self.epoch(col));
+    /// Counts per bucket from the slots: messages by author (`user`, `bot`, `agent`) and
+    /// events (`conversation`, `handoff`, `resolved`, `rating` with its sum in `total`,
+    /// `refused`, `lead`). $1 bot, $2 first slot, $3 from in seconds, $4 bucket width, $5 slot
+    /// past the last.
+    fn counts(&self) -> String {
         self.finish(format!(
-            "SELECT b, CAST(SUM(conv) AS BIGINT) AS conv, CAST(SUM(hand) AS BIGINT) AS hand, \
-               CAST(SUM(res) AS BIGINT) AS res, CAST(SUM(rated) AS BIGINT) AS rated, \
-               CAST(SUM(rating) AS BIGINT) AS rating, CAST(SUM(refused) AS BIGINT) AS refused, \
-               CAST(SUM(leads) AS BIGINT) AS leads \
-             FROM ( \
-               SELECT {created} AS b, 1 AS conv, 0 AS hand, 0 AS res, 0 AS rated, 0 AS rating, 0 AS refused, 0 AS leads \
-                 FROM chat_sessions WHERE bot_id = $1 AND created_at >= $2 AND created_at < $5 \
-               UNION ALL \
-               SELECT {asked}, 0, 1, 0, 0, 0, 0, 0 FROM chat_sessions \
-                 WHERE bot_id = $1 AND human_support_requested_at >= $2 AND human_support_requested_at < $5 \
-               UNION ALL \
-               SELECT {resolved}, 0, 0, 1, CASE WHEN rating IS NULL THEN 0 ELSE 1 END, COALESCE(rating, 0), 0, 0 \
-                 FROM chat_sessions WHERE bot_id = $1 AND resolved_at >= $2 AND resolved_at < $5 \
-               UNION ALL \
-               SELECT {refused}, 0, 0, 0, 0, 0, 1, 0 FROM refused_answers \
-                 WHERE bot_id = $1 AND created_at >= $2 AND created_at < $5 \
-               UNION ALL \
-               SELECT {captured}, 0, 0, 0, 0, 0, 0, 1 FROM leads \
-                 WHERE bot_id = $1 AND captured_at >= $2 AND captured_at < $5 AND source <> 'manual' \
-             ) e GROUP BY b",
-            created = bucket("created_at"),
-            asked = bucket("human_support_requested_at"),
-            resolved = bucket("resolved_at"),
-            refused = bucket("created_at"),
-            captured = bucket("captured_at"),
-        ))
-    }
-
-    /// Messages per bucket and author from the slots. $1 bot, $2 first slot, $3 from in
-    /// seconds, $4 bucket width, $5 slot past the last.
-    fn messages(&self) -> String {
-        self.finish(format!(
-            "SELECT (slot * {SLOT_SECS} - $3) / $4 AS b, role, CAST(SUM(count) AS BIGINT) AS n \
-             FROM message_counts WHERE bot_id = $1 AND slot >= $2 AND slot < $5 GROUP BY 1, 2"
+            "SELECT (slot * {SLOT_SECS} - $3) / $4 AS b, role AS kind, CAST(SUM(count) AS BIGINT) AS n, CAST(0 AS BIGINT) AS total \
+             FROM message_counts WHERE bot_id = $1 AND slot >= $2 AND slot < $5 GROUP BY 1, 2 \
+             UNION ALL \
+             SELECT (slot * {SLOT_SECS} - $3) / $4 AS b, kind, CAST(SUM(count) AS BIGINT) AS n, CAST(SUM(total) AS BIGINT) AS total \
+             FROM event_counts WHERE bot_id = $1 AND slot >= $2 AND slot < $5 GROUP BY 1, 2"
         ))
     }
 
     /// First-response percentiles per bucket of the request, and over the whole period
-    /// (bucket -1), by nearest rank: the ⌈p·n⌉-th smallest wait. $1 bot, $2 from, $3 from in
+    /// (bucket -1), by nearest rank, from `agent_responses` (each handoff's request and first
+    /// agent message after it, kept by triggers): the ⌈p·n⌉-th smallest wait. $1 bot, $2 from, $3 from in
     /// seconds, $4 bucket width, $5 to.
     fn response_times(&self) -> String {
         self.finish(format!(
             "WITH waits AS ( \
-               SELECT {asked_bucket} AS b, {wait} AS wait FROM ( \
-                 SELECT s.human_support_requested_at AS asked_at, \
-                   (SELECT MIN(m.created_at) FROM chat_messages m WHERE m.session_id = s.id AND m.role = 'agent' \
-                      AND m.created_at >= s.human_support_requested_at) AS answered_at \
-                 FROM chat_sessions s \
-                 WHERE s.bot_id = $1 AND s.human_support_requested_at >= $2 AND s.human_support_requested_at < $5 \
-               ) h WHERE answered_at IS NOT NULL \
+               SELECT {asked_bucket} AS b, {wait} AS wait FROM agent_responses \
+               WHERE bot_id = $1 AND asked_at >= $2 AND asked_at < $5 \
              ), keyed AS ( \
                SELECT b AS k, wait FROM waits UNION ALL SELECT -1 AS k, wait FROM waits \
              ), ranked AS ( \
@@ -209,33 +179,15 @@ impl Dialect {
 }
 
 #[derive(QueryableByName)]
-struct EventRow {
-    #[diesel(sql_type = BigInt)]
-    b: i64,
-    #[diesel(sql_type = BigInt)]
-    conv: i64,
-    #[diesel(sql_type = BigInt)]
-    hand: i64,
-    #[diesel(sql_type = BigInt)]
-    res: i64,
-    #[diesel(sql_type = BigInt)]
-    rated: i64,
-    #[diesel(sql_type = BigInt)]
-    rating: i64,
-    #[diesel(sql_type = BigInt)]
-    refused: i64,
-    #[diesel(sql_type = BigInt)]
-    leads: i64,
-}
-
-#[derive(QueryableByName)]
-struct MessageRow {
+struct CountRow {
     #[diesel(sql_type = BigInt)]
     b: i64,
     #[diesel(sql_type = Text)]
-    role: String,
+    kind: String,
     #[diesel(sql_type = BigInt)]
     n: i64,
+    #[diesel(sql_type = BigInt)]
+    total: i64,
 }
 
 #[derive(QueryableByName)]
@@ -255,18 +207,9 @@ impl Store {
     pub async fn analytics(&self, bot_id: &str, buckets: &Buckets) -> StoreResult<Analytics> {
         let dialect = Dialect(self.backend());
         let (from, to, from_epoch, width) = (buckets.from, buckets.to(), buckets.from_epoch(), buckets.width_secs.max(1));
-        let events_sql = dialect.events();
-        let events: Vec<EventRow> = db_run!(self, |conn| diesel::sql_query(events_sql.as_str())
-            .bind::<Text, _>(bot_id)
-            .bind::<Timestamp, _>(from)
-            .bind::<BigInt, _>(from_epoch)
-            .bind::<BigInt, _>(width)
-            .bind::<Timestamp, _>(to)
-            .load(conn)
-            .await)?;
-        let messages_sql = dialect.messages();
+        let counts_sql = dialect.counts();
         let (first_slot, end_slot) = (from_epoch.div_euclid(SLOT_SECS), (to.and_utc().timestamp() + SLOT_SECS - 1).div_euclid(SLOT_SECS));
-        let messages: Vec<MessageRow> = db_run!(self, |conn| diesel::sql_query(messages_sql.as_str())
+        let counts: Vec<CountRow> = db_run!(self, |conn| diesel::sql_query(counts_sql.as_str())
             .bind::<Text, _>(bot_id)
             .bind::<BigInt, _>(first_slot)
             .bind::<BigInt, _>(from_epoch)
@@ -286,23 +229,21 @@ impl Store {
 
         let mut out = vec![Figures::default(); buckets.count];
         let slot = |b: i64| usize::try_from(b).ok().filter(|&i| i < buckets.count);
-        for row in events {
+        for row in counts {
             if let Some(f) = slot(row.b).and_then(|i| out.get_mut(i)) {
-                f.conversations += row.conv;
-                f.handoffs += row.hand;
-                f.resolved += row.res;
-                f.rated += row.rated;
-                f.rating_sum += row.rating;
-                f.refused += row.refused;
-                f.leads += row.leads;
-            }
-        }
-        for row in messages {
-            if let Some(f) = slot(row.b).and_then(|i| out.get_mut(i)) {
-                match row.role.as_str() {
+                match row.kind.as_str() {
                     "user" => f.visitor_messages += row.n,
                     "bot" => f.bot_messages += row.n,
                     "agent" => f.agent_messages += row.n,
+                    "conversation" => f.conversations += row.n,
+                    "handoff" => f.handoffs += row.n,
+                    "resolved" => f.resolved += row.n,
+                    "rating" => {
+                        f.rated += row.n;
+                        f.rating_sum += row.total;
+                    }
+                    "refused" => f.refused += row.n,
+                    "lead" => f.leads += row.n,
                     _ => {}
                 }
             }

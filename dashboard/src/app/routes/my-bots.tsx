@@ -1,5 +1,5 @@
 // My Bots: the user's assistants and pending team invitations.
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import {
   Button,
   Card,
@@ -18,7 +18,6 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useSnapshot } from 'valtio';
 import { PageHeader } from '@/components/PageHeader';
 import type { Bot } from '@/features/bots/api/bots';
-import { BotSparkline } from '@/features/analytics/components/BotSparkline';
 import { loadSparklines } from '@/features/analytics/stores/analytics';
 import { BotCard } from '@/features/bots/components/BotCard';
 import { CreateBotWizard } from '@/features/bots/components/CreateBotWizard';
@@ -30,6 +29,9 @@ import { invitations, loadInvitations } from '@/features/invitations/stores/invi
 import { loadDashboardStats, overview } from '@/features/overview/stores/overview';
 import { errorMessage } from '@/lib/api';
 import { notify } from '@/lib/notify';
+
+// The sparklines' chart library loads after the list, not before it.
+const BotSparkline = lazy(() => import('@/features/analytics/components/BotSparkline').then((m) => ({ default: m.BotSparkline })));
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -214,7 +216,9 @@ export function MyBotsRoute() {
               onSettings={goTo('/bot-settings')}
               onDelete={setDeleting}
             >
-              <BotSparkline botId={bot._id} />
+              <Suspense fallback={null}>
+                <BotSparkline botId={bot._id} />
+              </Suspense>
             </BotCard>
           ))}
         </SimpleGrid>

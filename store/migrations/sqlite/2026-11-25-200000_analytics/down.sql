@@ -1,3 +1,17 @@
+DROP TRIGGER agent_responses_request;
+DROP TRIGGER agent_responses_message_delete;
+DROP TRIGGER agent_responses_message_update;
+DROP TRIGGER agent_responses_message_insert;
+DROP TABLE agent_responses;
+DROP TRIGGER event_counts_lead_delete;
+DROP TRIGGER event_counts_lead_update;
+DROP TRIGGER event_counts_lead_insert;
+DROP TRIGGER event_counts_refused_delete;
+DROP TRIGGER event_counts_refused_insert;
+DROP TRIGGER event_counts_session_delete;
+DROP TRIGGER event_counts_session_update;
+DROP TRIGGER event_counts_session_insert;
+DROP TABLE event_counts;
 DROP INDEX chat_sessions_bot_resolved;
 DROP INDEX chat_sessions_bot_handoff;
 DROP INDEX chat_sessions_bot_created;

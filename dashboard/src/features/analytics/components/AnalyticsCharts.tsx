@@ -63,7 +63,8 @@ export function AnalyticsCharts({ botId, period }: { botId: string; period: Peri
             <AreaChart
               {...common}
               data={volumeSeries(data)}
-              curveType="monotone"
+              curveType="linear"
+              areaProps={{ isAnimationActive: false }}
               series={[
                 { name: 'Conversations', color: 'blue.6' },
                 { name: 'Visitor', label: 'Visitor messages', color: 'teal.6' },
@@ -78,8 +79,8 @@ export function AnalyticsCharts({ botId, period }: { botId: string; period: Peri
             <LineChart
               {...common}
               data={rateSeries(data)}
-              unit="%"
               connectNulls
+              lineProps={{ isAnimationActive: false }}
               valueFormatter={(v) => `${v}%`}
               series={[
                 { name: 'Handoff rate', color: 'orange.6' },
@@ -99,6 +100,7 @@ export function AnalyticsCharts({ botId, period }: { botId: string; period: Peri
               {...common}
               data={responseSeries(data)}
               connectNulls
+              lineProps={{ isAnimationActive: false }}
               valueFormatter={(v) => formatDuration(v)}
               series={[
                 { name: 'Median', color: 'blue.6' },
@@ -112,6 +114,7 @@ export function AnalyticsCharts({ botId, period }: { botId: string; period: Peri
             <BarChart
               {...common}
               data={csatSeries(data)}
+              barProps={{ isAnimationActive: false }}
               yAxisProps={{ domain: [0, 5] }}
               valueFormatter={(v) => `${v} / 5`}
               series={[{ name: 'CSAT', label: 'Average rating', color: 'yellow.6' }]}

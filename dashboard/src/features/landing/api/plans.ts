@@ -21,6 +21,8 @@ export interface Plans {
   plans: Plan[];
   currency: string;
   yearlyDiscountPercent: number;
+  /** The value a limit takes when it is unlimited (999). */
+  unlimited: number;
 }
 
 export const plansApi = {

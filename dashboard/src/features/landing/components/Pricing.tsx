@@ -1,5 +1,5 @@
 // Pricing (#pricing) from GET /api/billing/plans: the plans table is the one source of prices,
-// limits and features. Monthly/Yearly with the server's discount; Enterprise is "Custom" with
+// limits and features (which name the conversation and assistant limits; the credits are added). Monthly/Yearly with the server's discount; Enterprise is "Custom" with
 // Contact Sales; limits of 999 or more read "Unlimited".
 import { useEffect, useState } from 'react';
 import { Alert, Badge, Button, Card, Container, Group, List, SegmentedControl, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
@@ -74,12 +74,10 @@ export function Pricing({ onContactSales }: { onContactSales: (() => void) | nul
                     )}
                   </Group>
                   <List spacing={6} size="sm" mt="lg" icon={<IconCheck size={16} color="var(--mantine-color-green-6)" />}>
-                    <List.Item>{limitText(plan.conversationsLimit, 'conversation', 'conversations')} a month</List.Item>
-                    <List.Item>{limitText(plan.botsLimit, 'assistant', 'assistants')}</List.Item>
-                    <List.Item>{limitText(plan.creditsLimit, 'AI credit', 'AI credits')} a month</List.Item>
                     {plan.features.map((f) => (
                       <List.Item key={f}>{f}</List.Item>
                     ))}
+                    <List.Item>{limitText(plan.creditsLimit, 'AI credit', 'AI credits', plans.unlimited)} a month</List.Item>
                   </List>
                   {plan.custom ? (
                     onContactSales ? (

@@ -2,12 +2,11 @@
 // plan's currency, limits of 999 or more as "Unlimited" (spec 2 §3).
 import type { Plan } from '../api/plans';
 
-export const UNLIMITED_FROM = 999;
-
 export type Billing = 'monthly' | 'yearly';
 
-export function limitText(n: number, one: string, many: string): string {
-  if (n >= UNLIMITED_FROM) return `Unlimited ${many}`;
+/** `5,000 AI credits`; `Unlimited AI credits` from `unlimited` (the server's 999) up. */
+export function limitText(n: number, one: string, many: string, unlimited = 999): string {
+  if (n >= unlimited) return `Unlimited ${many}`;
   return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 }
 
