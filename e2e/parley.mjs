@@ -114,6 +114,8 @@ export async function startParley({ dataDir, env = {} } = {}) {
       PARLEY_AUTH_IP_ATTEMPTS_PER_MINUTE: "0",
       PARLEY_REALTIME_NEW_CONVERSATIONS_PER_IP_PER_HOUR: "0",
       PARLEY_REALTIME_NEW_CONVERSATIONS_PER_BOT_PER_HOUR: "0",
+      // The landing page's demo bot (and its training) only where a test asks for it.
+      PARLEY_DEMO_BOT: "off",
       ...env,
     },
     stdio: ["ignore", "pipe", "inherit"],

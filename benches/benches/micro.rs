@@ -96,7 +96,7 @@ fn persistence(c: &mut Criterion) {
                     website_url: None,
                     icon: None,
                     widget: WidgetConfig::default(),
-                    initial_source: None,
+                    initial_sources: Vec::new(),
                 })
                 .await
                 .map_err(|e| e.to_string())?;

@@ -58,6 +58,9 @@ pub struct Settings {
     pub embeddings: EmbeddingSettings,
     pub crawler: CrawlerSettings,
     pub reports: ReportSettings,
+    /// The landing page's demo bot: on (created on first start from the repository's seed) or
+    /// off (`PARLEY_DEMO_BOT=off`: the landing page shows screenshots).
+    pub demo_bot: bool,
 }
 
 /// When the weekly report goes out (to users who turned "Weekly reports" on).
@@ -317,6 +320,7 @@ impl std::fmt::Debug for Settings {
             .field("embeddings", &self.embeddings)
             .field("crawler", &self.crawler)
             .field("reports", &self.reports)
+            .field("demo_bot", &self.demo_bot)
             .finish()
     }
 }

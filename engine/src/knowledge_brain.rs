@@ -99,7 +99,7 @@ impl Brain for KnowledgeBrain {
             let bot = &request.bot;
             if !store.spend_credit(&bot.owner_id).await.map_err(failed)? {
                 (request.deltas)(NO_CREDITS_REPLY.to_string());
-                return Ok(BotReply { text: NO_CREDITS_REPLY.into(), citations: Vec::new(), offer_handoff: true });
+                return Ok(BotReply { text: NO_CREDITS_REPLY.into(), citations: Vec::new(), offer_handoff: true, refused: false });
             }
             let loader_store = store.clone();
             let bot_id = bot.id.clone();
@@ -134,6 +134,7 @@ impl Brain for KnowledgeBrain {
                     .map(|c| Citation { title: c.title, url: c.url, page: c.page.and_then(|p| i32::try_from(p).ok()), source_id: c.source_id })
                     .collect(),
                 offer_handoff: answer.offer_handoff,
+                refused: !answer.confident,
             })
         })
     }

@@ -46,14 +46,14 @@ impl Brain for TestBrain {
                 "fail" => Err(BrainError("model exploded".into())),
                 "slow" => {
                     tokio::time::sleep(Duration::from_secs(5)).await;
-                    Ok(BotReply { text: "too late".into(), citations: vec![], offer_handoff: false })
+                    Ok(BotReply { text: "too late".into(), citations: vec![], offer_handoff: false, refused: false })
                 }
                 q => {
                     let text = format!("echo: {q} (after {} messages)", req.history.len());
                     let (a, b) = text.split_at(text.len() / 2);
                     (req.deltas)(a.to_string());
                     (req.deltas)(b.to_string());
-                    Ok(BotReply { text, citations: vec![], offer_handoff: false })
+                    Ok(BotReply { text, citations: vec![], offer_handoff: false, refused: false })
                 }
             }
         })
@@ -179,7 +179,7 @@ async fn world(backend: Backend, reply_timeout: Duration) -> World {
     let store = db.open().await.unwrap().with_default_plan("enterprise").await.unwrap();
     let (owner_id, owner) = member(&store, "owner@x.co", "Olive").await;
     let bot = store
-        .create_bot(NewBot { owner_id, name: "Helper".into(), description: String::new(), website_url: None, icon: None, widget: WidgetConfig::default(), initial_source: None })
+        .create_bot(NewBot { owner_id, name: "Helper".into(), description: String::new(), website_url: None, icon: None, widget: WidgetConfig::default(), initial_sources: Vec::new() })
         .await
         .unwrap();
     let engine = Engine::new(store.clone(), Arc::new(TestBrain), EngineSettings { reply_timeout, arbiters: 2, ..EngineSettings::default() });
@@ -232,7 +232,7 @@ async fn handoff_take_race_live_messages_and_resolve(backend: Backend) {
     let other_owner = member(&w.store, "other@x.co", "Other").await;
     let other_bot = w
         .store
-        .create_bot(NewBot { owner_id: other_owner.0, name: "Other".into(), description: String::new(), website_url: None, icon: None, widget: WidgetConfig::default(), initial_source: None })
+        .create_bot(NewBot { owner_id: other_owner.0, name: "Other".into(), description: String::new(), website_url: None, icon: None, widget: WidgetConfig::default(), initial_sources: Vec::new() })
         .await
         .unwrap();
     let stranger = client(&w.engine, other_owner.1.clone());
@@ -340,7 +340,7 @@ async fn viewers_and_other_bots_members_cannot_write_support_requests_or_details
     let (other_owner_id, _) = member(&w.store, "other@x.co", "Otto").await;
     let other_bot = w
         .store
-        .create_bot(NewBot { owner_id: other_owner_id.clone(), name: "Other".into(), description: String::new(), website_url: None, icon: None, widget: WidgetConfig::default(), initial_source: None })
+        .create_bot(NewBot { owner_id: other_owner_id.clone(), name: "Other".into(), description: String::new(), website_url: None, icon: None, widget: WidgetConfig::default(), initial_sources: Vec::new() })
         .await
         .unwrap();
     let (_, agent_elsewhere) = member(&w.store, "abe@x.co", "Abe").await;

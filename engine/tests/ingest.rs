@@ -375,7 +375,7 @@ async fn fixture(backend: Backend) -> Fixture {
             website_url: None,
             icon: None,
             widget: WidgetConfig::default(),
-            initial_source: None,
+            initial_sources: Vec::new(),
         })
         .await
         .unwrap();

@@ -95,6 +95,11 @@ impl Application {
             .await
             .map_err(|e| StartError::Other(e.message))?;
         let (engine, trainer) = build_engine(&settings, &store)?;
+        let demo_bot = if settings.demo_bot {
+            Some(crate::demo::ensure(&store, &trainer).await.map_err(StartError::Other)?)
+        } else {
+            None
+        };
         let listener = TcpListener::bind(&settings.addr)
             .map_err(|source| StartError::Bind { addr: settings.addr.clone(), source })?;
         let port = listener.local_addr().map_err(|e| StartError::Other(e.to_string()))?.port();
@@ -132,6 +137,7 @@ impl Application {
             visitor_limiter,
             new_conversations: crate::limits::NewConversations::from_settings(&state_realtime),
             mail,
+            demo_bot,
         }));
         crate::reports::spawn_weekly_reports(state.clone());
         let io = crate::live::socket_server(state.clone());

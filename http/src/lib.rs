@@ -4,6 +4,8 @@
 pub mod access_log;
 pub mod app;
 pub mod auth;
+pub mod chart_range;
+pub mod demo;
 pub mod domain;
 pub mod embedding;
 pub mod error;

@@ -31,6 +31,8 @@ pub struct AppState {
     pub new_conversations: crate::limits::NewConversations,
     /// Mail to send (verification, invitations, resets, alerts) and links into this server.
     pub mail: crate::mail::Outbox,
+    /// The landing page's demo bot (`crate::demo`); `None` with `PARLEY_DEMO_BOT=off`.
+    pub demo_bot: Option<String>,
 }
 
 pub type SharedState = Arc<AppState>;

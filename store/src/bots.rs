@@ -240,14 +240,17 @@ pub struct NewBot {
     pub icon: Option<String>,
     pub widget: WidgetConfig,
     /// Training data given in the creation wizard, stored with the bot in one transaction.
-    pub initial_source: Option<InitialSource>,
+    pub initial_sources: Vec<InitialSource>,
 }
 
-/// A text or PDF source given at creation; it starts `processing` and the trainer picks it up.
+/// A source given at creation (a PDF, text, or the website to crawl); it starts `processing`
+/// and the trainer picks it up.
 #[derive(Debug, Clone)]
 pub struct InitialSource {
     pub kind: String,
     pub name: String,
+    /// The start address of a website source.
+    pub url: Option<String>,
     pub content: Option<String>,
     pub file_path: Option<String>,
     pub size_bytes: Option<i64>,
@@ -302,21 +305,21 @@ impl Store {
             url_whitelist: "[]".into(),
             updated_at: now,
         };
-        let source = new.initial_source.map(|s| KnowledgeSource {
+        let sources: Vec<KnowledgeSource> = new.initial_sources.into_iter().map(|s| KnowledgeSource {
             id: new_id(),
             bot_id: bot.id.clone(),
             kind: s.kind,
             name: s.name,
             status: "processing".into(),
             error: None,
-            url: None,
+            url: s.url,
             content: s.content,
             file_path: s.file_path,
             size_bytes: s.size_bytes,
             pages: None,
             created_at: now,
             updated_at: now,
-        });
+        }).collect();
         db_tx!(self, |conn| async move {
             use crate::schema::users;
             if limit < crate::billing::UNLIMITED {
@@ -328,7 +331,7 @@ impl Store {
             }
             diesel::insert_into(bots::table).values(&bot).execute(conn).await?;
             diesel::insert_into(bot_settings::table).values(&settings).execute(conn).await?;
-            if let Some(source) = &source {
+            for source in &sources {
                 diesel::insert_into(knowledge_sources::table).values(source).execute(conn).await?;
             }
             Ok(Some(bot))

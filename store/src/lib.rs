@@ -7,6 +7,7 @@ mod macros;
 mod pool;
 
 pub mod activity;
+pub mod analytics;
 pub mod billing;
 pub mod bots;
 pub mod chat;

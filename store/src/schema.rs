@@ -297,6 +297,21 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    /// Answers given without knowledge behind them, with the question (analytics). The
+    /// per-slot message counts beside it (`message_counts`) are kept by triggers and read by
+    /// raw SQL only (`analytics.rs`), so they have no table here.
+    refused_answers (id) {
+        id -> Text,
+        bot_id -> Text,
+        session_id -> Text,
+        message_id -> Text,
+        question -> Text,
+        question_key -> Text,
+        created_at -> Timestamp,
+    }
+}
+
 diesel::joinable!(user_identities -> users (user_id));
 diesel::joinable!(email_tokens -> users (user_id));
 diesel::joinable!(notification_preferences -> users (user_id));
@@ -317,6 +332,7 @@ diesel::joinable!(chat_sessions -> bots (bot_id));
 diesel::joinable!(chat_messages -> chat_sessions (session_id));
 diesel::joinable!(leads -> bots (bot_id));
 diesel::joinable!(subscriptions -> plans (plan_id));
+diesel::joinable!(refused_answers -> bots (bot_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     users,
@@ -340,4 +356,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     payments,
     activity_log,
     message_counter_flushes,
+    refused_answers,
 );

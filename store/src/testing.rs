@@ -45,6 +45,15 @@ impl TestDb {
         Ok(TestDb { backend, database_url, dir })
     }
 
+    /// Drops a PostgreSQL test database (closing its connections); SQLite's goes with `dir`.
+    pub async fn drop_database(&self) -> StoreResult<()> {
+        let Some(name) = self.database_url.rsplit('/').next().filter(|n| n.starts_with(TEST_DB_PREFIX)) else { return Ok(()) };
+        let admin = pg_admin_url();
+        let mut conn = AsyncPgConnection::establish(&admin).await.map_err(|e| StoreError::Connection(format!("{admin}: {e}")))?;
+        conn.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await?;
+        Ok(())
+    }
+
     pub fn data_dir(&self) -> PathBuf {
         self.dir.path().to_path_buf()
     }
@@ -224,6 +233,39 @@ impl Store {
         Ok(())
     }
 
+    /// Sets a conversation's start, handoff request and resolve times as given (`None` leaves
+    /// one as it is), for figures at chosen instants; its messages stay where they are.
+    pub async fn set_session_times(
+        &self,
+        session_id: &str,
+        created: Option<chrono::NaiveDateTime>,
+        requested: Option<chrono::NaiveDateTime>,
+        resolved: Option<chrono::NaiveDateTime>,
+    ) -> StoreResult<()> {
+        use crate::schema::chat_sessions;
+        use diesel::prelude::*;
+        use diesel_async::RunQueryDsl;
+        let session = self.session(session_id).await?.ok_or(StoreError::NotFound)?;
+        db_run!(self, |conn| diesel::update(chat_sessions::table.find(session_id))
+            .set((
+                chat_sessions::created_at.eq(created.unwrap_or(session.created_at)),
+                chat_sessions::human_support_requested_at.eq(requested.or(session.human_support_requested_at)),
+                chat_sessions::resolved_at.eq(resolved.or(session.resolved_at)),
+            ))
+            .execute(conn)
+            .await)?;
+        Ok(())
+    }
+
+    /// Sets when one message was written.
+    pub async fn set_message_time(&self, message_id: &str, at: chrono::NaiveDateTime) -> StoreResult<()> {
+        use crate::schema::chat_messages;
+        use diesel::prelude::*;
+        use diesel_async::RunQueryDsl;
+        db_run!(self, |conn| diesel::update(chat_messages::table.find(message_id)).set(chat_messages::created_at.eq(at)).execute(conn).await)?;
+        Ok(())
+    }
+
     /// Sets when a lead was captured (for the month figures of the Leads page).
     pub async fn set_lead_captured_at(&self, lead_id: &str, at: chrono::NaiveDateTime) -> StoreResult<()> {
         use crate::schema::leads;
@@ -269,6 +311,99 @@ impl Store {
                 for lead in &batch {
                     diesel::insert_into(leads::table).values(lead).execute(conn).await?;
                 }
+                Ok(())
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// Ten messages a seeded conversation: visitor and bot in turn; every tenth conversation asks
+/// for a person after a minute, an agent writes the last three messages and resolves it with a
+/// rating; every fifth has a refused answer, every twentieth a lead.
+pub const SEEDED_MESSAGES_PER_CONVERSATION: i64 = 10;
+
+impl Store {
+    /// Seeds `messages` messages for `bot_id` spread evenly over the `days` before `now`, in
+    /// SQL (the analytics benchmark: a million rows in seconds rather than through the writer).
+    /// Triggers keep `message_counts` as they do for the writer's inserts.
+    pub async fn seed_analytics(&self, bot_id: &str, messages: i64, days: i64, now: chrono::NaiveDateTime) -> StoreResult<()> {
+        use diesel::sql_types::{BigInt, Text};
+        use diesel_async::RunQueryDsl;
+        let per = SEEDED_MESSAGES_PER_CONVERSATION;
+        let sessions = (messages / per).max(1);
+        let span = days * 86_400;
+        let start = now.and_utc().timestamp() - span;
+        let sqlite = self.backend() == Backend::Sqlite;
+        // The dialects differ in the row source and in turning seconds into a timestamp.
+        let rows = |name: &str, to: &str| {
+            if sqlite {
+                format!("{name}(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM {name} WHERE i < {to} - 1)")
+            } else {
+                format!("{name}(i) AS (SELECT generate_series(0, {to} - 1))")
+            }
+        };
+        let at = |secs: &str| {
+            if sqlite {
+                format!("datetime({secs}, 'unixepoch')")
+            } else {
+                format!("(to_timestamp({secs}) AT TIME ZONE 'UTC')")
+            }
+        };
+        let with = if sqlite { "WITH RECURSIVE" } else { "WITH" };
+        let p = |n: u8| if sqlite { format!("?{n}") } else { format!("${n}") };
+        let (bot, first, span_p, count) = (p(1), p(2), p(3), p(4));
+        let created = format!("({first} + n.i * {span_p} / {count})");
+        let handoff = "n.i % 10 = 0";
+        let session_sql = format!(
+            "{with} {n} INSERT INTO chat_sessions (id, bot_id, title, status, priority, tags, needs_human_support, \
+               human_support_requested_at, resolved_at, resolved_by, rating, is_pinned, is_starred, message_count, created_at, updated_at) \
+             SELECT 'seed-s-' || n.i, {bot}, 'Seeded conversation', CASE WHEN {handoff} THEN 'resolved' ELSE 'active' END, 'medium', '[]', \
+               {handoff}, CASE WHEN {handoff} THEN {asked} END, CASE WHEN {handoff} THEN {resolved} END, \
+               CASE WHEN {handoff} THEN 'Seeded agent' END, CASE WHEN {handoff} THEN CAST(1 + n.i % 5 AS INTEGER) END, \
+               {f}, {f}, {per}, {created_at}, {created_at} FROM n",
+            n = rows("n", &count),
+            asked = at(&format!("{created} + 60")),
+            resolved = at(&format!("{created} + 600")),
+            created_at = at(&created),
+            f = if sqlite { "0" } else { "FALSE" },
+        );
+        let message_sql = format!(
+            "{with} {n}, {k} INSERT INTO chat_messages (id, session_id, seq, role, content, is_agent, is_error, sources, created_at) \
+             SELECT 'seed-m-' || n.i || '-' || k.i, 'seed-s-' || n.i, k.i + 1, \
+               CASE WHEN k.i % 2 = 0 THEN 'user' WHEN {handoff} AND k.i >= 5 THEN 'agent' ELSE 'bot' END, \
+               'A seeded message of about the length of a real one, asking or answering something.', \
+               CASE WHEN k.i % 2 = 1 AND {handoff} AND k.i >= 5 THEN {t} ELSE {f} END, {f}, '[]', {at} FROM n, k WHERE {bot} <> ''",
+            n = rows("n", &count),
+            k = rows("k", &per.to_string()),
+            at = at(&format!("{created} + k.i * 20 + CASE WHEN {handoff} AND k.i >= 5 THEN 120 ELSE 0 END")),
+            t = if sqlite { "1" } else { "TRUE" },
+            f = if sqlite { "0" } else { "FALSE" },
+        );
+        let refused_sql = format!(
+            "{with} {n} INSERT INTO refused_answers (id, bot_id, session_id, message_id, question, question_key, created_at) \
+             SELECT 'seed-r-' || n.i, {bot}, 'seed-s-' || n.i, 'seed-m-' || n.i || '-1', 'Seeded question ' || (n.i % 50) || '?', \
+               'seeded question ' || (n.i % 50), {at} FROM n WHERE n.i % 5 = 0",
+            n = rows("n", &count),
+            at = at(&format!("{created} + 20")),
+        );
+        let leads_sql = format!(
+            "{with} {n} INSERT INTO leads (id, bot_id, session_id, name, email, status, priority, source, tags, lead_score, captured_at, updated_at) \
+             SELECT 'seed-l-' || n.i, {bot}, 'seed-s-' || n.i, 'Seeded visitor', 'visitor' || n.i || '@seed.example', 'new', 'medium', \
+               'website_chat', '[]', 50, {at}, {at} FROM n WHERE n.i % 20 = 0",
+            n = rows("n", &count),
+            at = at(&format!("{created} + 40")),
+        );
+        for sql in [session_sql, message_sql, refused_sql, leads_sql] {
+            let sql = sql.as_str();
+            db_tx!(self, owned(bot_id, sql), |conn| async move {
+                diesel::sql_query(sql.as_str())
+                    .bind::<Text, _>(bot_id.as_str())
+                    .bind::<BigInt, _>(start)
+                    .bind::<BigInt, _>(span)
+                    .bind::<BigInt, _>(sessions)
+                    .execute(conn)
+                    .await?;
                 Ok(())
             })?;
         }

@@ -85,9 +85,16 @@ impl Store {
     /// Creates the user with default notification preferences and a Free plan, atomically.
     /// An email already registered is a `Conflict`.
     pub async fn create_user(&self, new: NewUser) -> StoreResult<User> {
+        let plan = std::sync::Arc::clone(&self.default_plan);
+        self.create_user_on_plan(new, &plan).await
+    }
+
+    /// Like `create_user`, on `plan` (one of the seeded plans) rather than the default: the
+    /// demo bot's account, which counts against nobody's plan.
+    pub async fn create_user_on_plan(&self, new: NewUser, plan: &str) -> StoreResult<User> {
         let user = new_user_row(new);
         let prefs = default_prefs(&user.id);
-        let subscription = new_subscription(&user.id, &self.default_plan, user.created_at);
+        let subscription = new_subscription(&user.id, plan, user.created_at);
         db_tx!(self, |conn| async move {
             diesel::insert_into(users::table).values(&user).execute(conn).await?;
             diesel::insert_into(notification_preferences::table).values(&prefs).execute(conn).await?;

@@ -51,7 +51,7 @@ async fn bot(store: &Store) -> String {
             website_url: None,
             icon: None,
             widget: WidgetConfig::default(),
-            initial_source: None,
+            initial_sources: Vec::new(),
         })
         .await
         .unwrap()

@@ -68,7 +68,7 @@ async fn bot(store: &Store, owner: &str, name: &str) -> parley_store::models::Bo
             website_url: None,
             icon: None,
             widget: WidgetConfig::default(),
-            initial_source: None,
+            initial_sources: Vec::new(),
         })
         .await
         .unwrap()
@@ -263,7 +263,7 @@ async fn plan_limits_hold_under_concurrent_claims(backend: Backend) {
         .map(|i| {
             let (s, id) = (store.clone(), u.id.clone());
             tokio::spawn(async move {
-                let new = NewBot { owner_id: id, name: format!("Bot {i}"), description: String::new(), website_url: None, icon: None, widget: WidgetConfig::default(), initial_source: None };
+                let new = NewBot { owner_id: id, name: format!("Bot {i}"), description: String::new(), website_url: None, icon: None, widget: WidgetConfig::default(), initial_sources: Vec::new() };
                 s.create_bot_within(new, 1).await.unwrap().is_some()
             })
         })

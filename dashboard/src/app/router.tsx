@@ -6,6 +6,7 @@ import { createBrowserRouter, createMemoryRouter, type RouteObject } from 'react
 import { RedirectIfSignedIn, RequireAuth, RequireBot } from './routes/guards';
 import { Shell } from './layout/Shell';
 import { LandingRoute } from './routes/landing';
+import { PrivacyRoute, TermsRoute } from './routes/legal';
 import { LoginRoute } from './routes/login';
 import { SignupRoute } from './routes/signup';
 import { AuthSuccessRoute } from './routes/auth-success';
@@ -41,6 +42,8 @@ const botScreens: [path: string, element: JSX.Element][] = [
 
 export const routes: RouteObject[] = [
   { path: '/', element: <LandingRoute /> },
+  { path: '/terms', element: <TermsRoute /> },
+  { path: '/privacy', element: <PrivacyRoute /> },
   { path: '/login', element: <RedirectIfSignedIn><LoginRoute /></RedirectIfSignedIn> },
   { path: '/signup', element: <RedirectIfSignedIn><SignupRoute /></RedirectIfSignedIn> },
   { path: '/auth-success', element: <AuthSuccessRoute /> },

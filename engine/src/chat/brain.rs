@@ -24,6 +24,9 @@ pub struct BotReply {
     pub citations: Vec<Citation>,
     /// The answer is not confident: the chat should offer a human when handover is on.
     pub offer_handoff: bool,
+    /// The knowledge did not cover the question ("I don't know"): counted in the analytics
+    /// with the question, so the owner sees what to train next.
+    pub refused: bool,
 }
 
 #[derive(Debug, thiserror::Error)]

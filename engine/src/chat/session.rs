@@ -202,18 +202,22 @@ impl SessionActor {
             }
         };
         ctx.spawn(think.into_actor(self).map(move |result, act, ctx| {
-            let (message, offer_handoff) = match result {
+            let (message, offer_handoff, refused) = match result {
                 Ok(reply) => (
                     NewMessage { role: Role::Bot, content: reply.text, sender_name: None, agent_id: None, is_error: false, sources: reply.citations },
                     reply.offer_handoff,
+                    reply.refused,
                 ),
                 Err(reason) => {
                     tracing::warn!(session = %act.id, "reply failed: {reason}");
-                    (NewMessage { is_error: true, ..NewMessage::simple(Role::Bot, ERROR_REPLY) }, false)
+                    (NewMessage { is_error: true, ..NewMessage::simple(Role::Bot, ERROR_REPLY) }, false, false)
                 }
             };
             act.save(ctx, message, move |act, ctx, saved| {
                 let outcome = saved.map(|saved| {
+                    if refused {
+                        act.note_refusal(&saved, turn.question.clone());
+                    }
                     let saved = Arc::new(saved);
                     act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: saved.clone() });
                     TurnOutcome { session_id: act.id.clone(), user_message: turn.user_message, reply: Some(saved), agent_connected: false, offer_handoff }
@@ -224,6 +228,19 @@ impl SessionActor {
                 act.run_next_turn(ctx);
             });
         }));
+    }
+
+    /// Keeps a reply the knowledge did not back, with its question, for the analytics' "top
+    /// unanswered questions". Off the turn's path: the visitor already has the reply, and a
+    /// failure here loses a figure, not a message.
+    fn note_refusal(&self, reply: &ChatMessage, question: String) {
+        let store = self.store.clone();
+        let (bot_id, session_id, message_id, at) = (self.bot_id.clone(), self.id.clone(), reply.id.clone(), reply.created_at);
+        actix::spawn(async move {
+            if let Err(e) = store.record_refused_answer(&bot_id, &session_id, &message_id, &question, at).await {
+                tracing::warn!(session = %session_id, "could not record an unanswered question: {e}");
+            }
+        });
     }
 
     /// Saves `message`, then shows it to the session. Replies with the saved message.

@@ -162,6 +162,78 @@ pub struct BotStats {
     pub lastUpdated: Option<Time>,
 }
 
+/// `GET /api/demo`.
+#[derive(ToSchema)]
+pub struct Demo {
+    /// False when the server runs with `PARLEY_DEMO_BOT=off`.
+    pub enabled: bool,
+    pub botId: Option<String>,
+}
+
+/// Messages of one bucket by author.
+#[derive(ToSchema)]
+pub struct MessagesByAuthor {
+    pub visitor: i64,
+    pub bot: i64,
+    pub agent: i64,
+}
+
+/// Agents' first responses to requests for a person: nearest-rank percentiles in seconds.
+#[derive(ToSchema)]
+pub struct FirstResponse {
+    pub medianSeconds: Option<f64>,
+    pub p90Seconds: Option<f64>,
+    /// Requests an agent answered.
+    pub answered: i64,
+}
+
+/// Satisfaction ratings (1–5) given at resolve.
+#[derive(ToSchema)]
+pub struct Csat {
+    pub average: Option<f64>,
+    pub count: i64,
+}
+
+/// The figures of one bucket or of the whole period.
+#[derive(ToSchema)]
+pub struct AnalyticsFigures {
+    /// Only in `buckets`: when the bucket starts, in the requested offset.
+    pub start: Option<Time>,
+    pub conversations: i64,
+    pub messages: MessagesByAuthor,
+    pub handoffs: i64,
+    pub resolved: i64,
+    pub firstResponse: FirstResponse,
+    pub csat: Csat,
+    /// Bot answers without knowledge behind them ("I don't know").
+    pub refused: i64,
+    /// Leads visitors left.
+    pub leads: i64,
+}
+
+#[derive(ToSchema)]
+pub struct UnansweredQuestion {
+    pub question: String,
+    pub count: i64,
+    pub lastAskedAt: Time,
+}
+
+/// `GET /api/bots/{id}/analytics`.
+#[derive(ToSchema)]
+pub struct BotAnalytics {
+    pub botId: String,
+    pub period: String,
+    /// The offset the buckets are aligned to, `+02:00`.
+    pub tz: String,
+    /// `hour` (24h) or `day`.
+    pub bucket: String,
+    pub from: Time,
+    pub to: Time,
+    pub buckets: Vec<AnalyticsFigures>,
+    pub totals: AnalyticsFigures,
+    pub topUnanswered: Vec<UnansweredQuestion>,
+}
+
 /// `POST /api/chat`.
 #[derive(ToSchema)]
 pub struct ChatReply<'a> {

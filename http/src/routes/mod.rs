@@ -5,6 +5,7 @@ mod billing;
 mod bots;
 mod chat;
 mod dashboard;
+mod demo;
 mod docs;
 mod health;
 mod invitations;
@@ -25,6 +26,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .configure(bots::configure)
             .configure(chat::configure)
             .configure(dashboard::configure)
+            .configure(demo::configure)
             .configure(invitations::configure)
             .configure(leads::configure)
             .configure(team::configure)
@@ -48,6 +50,7 @@ pub fn api_parts() -> Vec<utoipa::openapi::OpenApi> {
         bots::Api::openapi(),
         chat::Api::openapi(),
         dashboard::Api::openapi(),
+        demo::Api::openapi(),
         invitations::Api::openapi(),
         team::Api::openapi(),
         leads::Api::openapi(),

@@ -39,6 +39,8 @@ pub fn settings_for(db: &TestDb) -> Settings {
     settings.database_url = db.database_url.clone();
     settings.web.dashboard_dir = db.data_dir().join("no-dashboard");
     settings.web.widget_dir = db.data_dir().join("no-widget");
+    // Tests that want the landing page's demo bot turn it on (api_demo.rs).
+    settings.demo_bot = false;
     settings
 }
 

@@ -1,30 +1,44 @@
-import { Box, Button, Container, Group, Stack, Text, Title } from '@mantine/core';
-import { Link } from 'react-router';
+// The landing page (spec 2 "Landing page (/)"): navbar, hero with the website box, the live demo
+// (Parley's own widget with the demo bot), features, the phone section, how it works,
+// testimonials, pricing from the plans table, and the footer with Terms and Privacy.
+import { useEffect, useState } from 'react';
+import { Box } from '@mantine/core';
+import { demoApi } from '@/features/landing/api/demo';
+import { Hero } from '@/features/landing/components/Hero';
+import { LandingFooter } from '@/features/landing/components/LandingFooter';
+import { LandingNav } from '@/features/landing/components/LandingNav';
+import { DemoOverlay, LiveDemo, useDemoWidget } from '@/features/landing/components/LiveDemo';
+import { Pricing } from '@/features/landing/components/Pricing';
+import { Features, HowItWorks, MobileApp, Testimonials } from '@/features/landing/components/Sections';
 
-// The marketing page arrives with its own issue; until then, the product's name and the way in.
 export function LandingRoute() {
+  // undefined while asking the server; null when there is no demo bot.
+  const [demoBot, setDemoBot] = useState<string | null | undefined>(undefined);
+  const [overlay, setOverlay] = useState(false);
+
+  useEffect(() => {
+    demoApi.get().then(
+      (d) => setDemoBot(d.enabled ? d.botId : null),
+      () => setDemoBot(null),
+    );
+  }, []);
+  useDemoWidget(demoBot ?? null);
+
+  const watch = demoBot ? () => setOverlay(true) : null;
   return (
-    <Box mih="100vh" bg="#f0f9ff">
-      <Container size="md" py="xl">
-        <Group justify="space-between">
-          <Title order={3}>Parley</Title>
-          <Group gap="sm">
-            <Button component={Link} to="/login" variant="subtle">
-              Sign in
-            </Button>
-            <Button component={Link} to="/login">
-              Get started
-            </Button>
-          </Group>
-        </Group>
-        <Stack align="center" mt={120} gap="md">
-          <Title ta="center">AI customer support for your website</Title>
-          <Text c="dimmed" ta="center" maw={560}>
-            Create an assistant, train it on your website, documents and answers, embed it on your site and
-            hand conversations to your team when a person is needed.
-          </Text>
-        </Stack>
-      </Container>
+    <Box mih="100vh" bg="white" style={{ overflowX: 'clip' }}>
+      <LandingNav />
+      <main>
+        <Hero onWatchDemo={watch} />
+        <LiveDemo botId={demoBot} />
+        <Features />
+        <MobileApp />
+        <HowItWorks />
+        <Testimonials />
+        <Pricing onContactSales={watch} />
+      </main>
+      <LandingFooter />
+      {demoBot && <DemoOverlay botId={demoBot} opened={overlay} onClose={() => setOverlay(false)} />}
     </Box>
   );
 }

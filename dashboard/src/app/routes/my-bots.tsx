@@ -1,5 +1,5 @@
 // My Bots: the user's assistants and pending team invitations.
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import {
   Button,
   Card,
@@ -18,6 +18,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useSnapshot } from 'valtio';
 import { PageHeader } from '@/components/PageHeader';
 import type { Bot } from '@/features/bots/api/bots';
+import { loadSparklines } from '@/features/analytics/stores/analytics';
 import { BotCard } from '@/features/bots/components/BotCard';
 import { CreateBotWizard } from '@/features/bots/components/CreateBotWizard';
 import { ShareDialog } from '@/features/bots/components/ShareDialog';
@@ -28,6 +29,9 @@ import { invitations, loadInvitations } from '@/features/invitations/stores/invi
 import { loadDashboardStats, overview } from '@/features/overview/stores/overview';
 import { errorMessage } from '@/lib/api';
 import { notify } from '@/lib/notify';
+
+// The sparklines' chart library loads after the list, not before it.
+const BotSparkline = lazy(() => import('@/features/analytics/components/BotSparkline').then((m) => ({ default: m.BotSparkline })));
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -53,7 +57,10 @@ export function MyBotsRoute() {
   const [search, setSearch] = useState('');
   const [status, setStatus] = useState<StatusFilter>('all');
   const [sort, setSort] = useState<BotSort>('name');
-  const [wizardOpen, setWizardOpen] = useState(false);
+  // /dashboard?create=1&website=… (the landing page's website box, through sign-up) opens the
+  // wizard with that website filled in.
+  const [wizardOpen, setWizardOpen] = useState(() => params.get('create') === '1');
+  const [initialWebsite] = useState(() => params.get('website') ?? undefined);
   const [sharing, setSharing] = useState<Bot | null>(null);
   const [deleting, setDeleting] = useState<Bot | null>(null);
   const [deleteBusy, setDeleteBusy] = useState(false);
@@ -68,6 +75,11 @@ export function MyBotsRoute() {
   useEffect(() => {
     void loadDashboardStats();
   }, [botCount]);
+  // Each card's week of conversations (a sparkline), for the bots listed now.
+  const botIds = snap.bots.map((b) => b._id).join(',');
+  useEffect(() => {
+    if (botIds) void loadSparklines(botIds.split(','));
+  }, [botIds]);
 
   // /dashboard?bot={name} (a card click) makes that bot the active one.
   const botParam = params.get('bot');
@@ -203,12 +215,23 @@ export function MyBotsRoute() {
               onEdit={goTo('/preview')}
               onSettings={goTo('/bot-settings')}
               onDelete={setDeleting}
-            />
+            >
+              <Suspense fallback={null}>
+                <BotSparkline botId={bot._id} />
+              </Suspense>
+            </BotCard>
           ))}
         </SimpleGrid>
       )}
 
-      <CreateBotWizard opened={wizardOpen} onClose={() => setWizardOpen(false)} />
+      <CreateBotWizard
+        opened={wizardOpen}
+        initialWebsite={initialWebsite}
+        onClose={() => {
+          setWizardOpen(false);
+          if (params.has('create')) setParams({}, { replace: true });
+        }}
+      />
       <ShareDialog bot={sharing} onClose={() => setSharing(null)} />
       <Modal opened={deleting !== null} onClose={() => setDeleting(null)} title="Delete Bot">
         <Text mb="md">Are you sure you want to delete "{deleting ? displayName(deleting) : ''}"?</Text>

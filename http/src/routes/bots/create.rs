@@ -142,7 +142,12 @@ pub async fn create(state: web::Data<AppState>, AuthUser(user): AuthUser, upload
         }
         None => None,
     };
-    let initial_source = match (pdf, text) {
+    let mut initial_sources: Vec<InitialSource> = Vec::new();
+    // The website given in the wizard is crawled as a training source of its own.
+    if let Some(url) = &website_url {
+        initial_sources.push(InitialSource { kind: "website".into(), name: url.clone(), url: Some(url.clone()), content: None, file_path: None, size_bytes: None });
+    }
+    let uploaded = match (pdf, text) {
         (Some((filename, bytes)), _) => {
             let size = i64::try_from(bytes.len()).unwrap_or(i64::MAX);
             let saved = uploads::save(uploads::private_dir(data_dir), "pdf", bytes).await;
@@ -158,6 +163,7 @@ pub async fn create(state: web::Data<AppState>, AuthUser(user): AuthUser, upload
             Some(InitialSource {
                 kind: "pdf".into(),
                 name: filename,
+                url: None,
                 content: None,
                 file_path: Some(path.to_string_lossy().to_string()),
                 size_bytes: Some(size),
@@ -166,12 +172,14 @@ pub async fn create(state: web::Data<AppState>, AuthUser(user): AuthUser, upload
         (None, Some(text)) => Some(InitialSource {
             kind: "text".into(),
             name: "Custom text".into(),
+            url: None,
             size_bytes: Some(i64::try_from(text.len()).unwrap_or(i64::MAX)),
             content: Some(text),
             file_path: None,
         }),
         (None, None) => None,
     };
+    initial_sources.extend(uploaded);
 
     let new = NewBot {
         owner_id: user.id.clone(),
@@ -180,7 +188,7 @@ pub async fn create(state: web::Data<AppState>, AuthUser(user): AuthUser, upload
         website_url,
         icon: icon_url,
         widget: WidgetConfig::default(),
-        initial_source,
+        initial_sources,
     };
     let bot = match state.store.create_bot_within(new, allowance.plan.bots_limit).await {
         Ok(Some(bot)) => bot,

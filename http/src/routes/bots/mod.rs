@@ -1,6 +1,7 @@
 //! `/api/bots`: the bots a user can see, creating one from the wizard's form, reading,
 //! updating and deleting one, its abuse-protection settings, and its public theme.
 
+mod analytics;
 mod create;
 mod crud;
 mod leads;
@@ -32,6 +33,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/bots/{bot_id}/team", web::get().to(team::list))
         .route("/bots/{bot_id}/leads", web::get().to(leads::list))
         .route("/bots/{bot_id}/stats", web::get().to(stats::stats))
+        .route("/bots/{bot_id}/analytics", web::get().to(analytics::analytics))
         .route("/bots/{bot_id}/team/invite", web::post().to(team::invite))
         .route("/bots/{bot_id}/team/{member_id}", web::put().to(team::update))
         .route("/bots/{bot_id}/team/{member_id}", web::delete().to(team::remove))
@@ -45,7 +47,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         crud::list, create::create, crud::get, crud::update, crud::delete, create::replace_icon,
         settings::get, settings::update, sources::list, sources::add_pdf, sources::add_website,
         sources::add_text, sources::add_qa, sources::delete, sources::train, team::list, leads::list,
-        stats::stats, team::invite, team::update, team::remove, team::resend, theme::theme,
+        stats::stats, analytics::analytics, team::invite, team::update, team::remove, team::resend, theme::theme,
     ),
     tags(
         (name = "bots", description = "Bots, their settings and public theme"),

@@ -13,7 +13,8 @@ export interface BotCardActions {
   onDelete: (bot: Bot) => void;
 }
 
-export function BotCard({ bot, active, ...on }: { bot: Bot; active: boolean } & BotCardActions) {
+/** `children` goes under the card's actions (the page's sparkline of the bot's week). */
+export function BotCard({ bot, active, children, ...on }: { bot: Bot; active: boolean; children?: React.ReactNode } & BotCardActions) {
   const name = displayName(bot);
   // Edit opens Customize, which the caller's role may only look at; Delete is the owner's.
   const mayEdit = can(bot.role, 'editBot');
@@ -110,6 +111,7 @@ export function BotCard({ bot, active, ...on }: { bot: Bot; active: boolean } & 
           {bot.status === 'active' ? 'Active' : 'Inactive'}
         </Text>
       </Group>
+      {children}
     </Card>
   );
 }

@@ -45,10 +45,13 @@ const STEP_TITLES: Record<WizardStep, string> = {
 
 const METHOD_LABELS: Record<FaqMethod, string> = { skip: 'Skip', upload: 'Upload PDF', text: 'Enter Text' };
 
-/** The 'Create AI Assistant' wizard. A fresh wizard state each time it opens. */
-export function CreateBotWizard({ opened, onClose }: { opened: boolean; onClose: () => void }) {
+/**
+ * The 'Create AI Assistant' wizard. A fresh wizard state each time it opens, with
+ * `initialWebsite` filled in (the landing page's website box).
+ */
+export function CreateBotWizard({ opened, onClose, initialWebsite }: { opened: boolean; onClose: () => void; initialWebsite?: string }) {
   const wizard = useRef<Wizard | null>(null);
-  if (opened && !wizard.current) wizard.current = createWizard();
+  if (opened && !wizard.current) wizard.current = createWizard({ websiteUrl: initialWebsite });
   useEffect(() => {
     if (!opened) wizard.current = null;
   }, [opened]);
@@ -245,6 +248,11 @@ function ReviewStep({ wizard }: { wizard: Wizard }) {
       <Stack gap="xs">
         {row('Assistant Name', snap.name.trim())}
         {row('Website URL', snap.websiteUrl.trim() || 'None')}
+        {snap.websiteUrl.trim() && (
+          <Text size="xs" c="dimmed" data-testid="crawl-note">
+            The website is crawled and trained on as soon as the assistant is created.
+          </Text>
+        )}
         {row('Icon', snap.icon ? (snap.icon as File).name : 'Default')}
         {row(
           'Training data',

@@ -49,12 +49,13 @@ export function stepPosition(s: Pick<WizardState, 'step' | 'faqMethod'>): { n: n
   return { n: steps.indexOf(s.step) + 1, total: steps.length };
 }
 
-export function createWizard() {
+/** `websiteUrl`: the address a newcomer typed on the landing page, filled in. */
+export function createWizard(initial: { websiteUrl?: string } = {}) {
   const state = proxy<WizardState>({
     step: 'basic',
     name: '',
     nameTouched: false,
-    websiteUrl: '',
+    websiteUrl: initial.websiteUrl ?? '',
     icon: null,
     faqMethod: null,
     faqFile: null,
