@@ -4,6 +4,7 @@
 pub mod access_log;
 pub mod app;
 pub mod auth;
+pub mod cli;
 pub mod domain;
 pub mod embedding;
 pub mod error;

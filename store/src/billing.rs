@@ -1,5 +1,7 @@
 //! Plans, subscriptions and usage: what a user may spend and has spent in the current period.
 //! Periods are calendar months from the subscription's start; a limit of 999 means unlimited.
+//! A subscription with an `ends_at` in the past counts as Free: a plan set until a date, a
+//! cancellation at the period's end and a failed renewal's grace all lapse without a job.
 
 use chrono::{Months, NaiveDateTime};
 use diesel::prelude::*;
@@ -22,8 +24,42 @@ pub(crate) fn new_subscription(user_id: &str, plan_id: &str, now: NaiveDateTime)
         current_period_end: now.checked_add_months(Months::new(1)).unwrap_or(now),
         created_at: now,
         updated_at: now,
+        cancel_at_period_end: false,
+        ends_at: None,
     }
 }
+
+/// The plan every account falls back to.
+pub const FREE: &str = "free";
+
+/// The plan a subscription gives at `now`: its own until it ends, then Free.
+pub fn plan_in_force(sub: &Subscription, now: NaiveDateTime) -> &str {
+    match sub.ends_at {
+        Some(end) if end <= now => FREE,
+        _ => &sub.plan_id,
+    }
+}
+
+/// A limit of the plan, as refusals name it (`"limit": "bots"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    Conversations,
+    Bots,
+    Credits,
+}
+
+impl Limit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Limit::Conversations => "conversations",
+            Limit::Bots => "bots",
+            Limit::Credits => "credits",
+        }
+    }
+}
+
+/// Where an owner goes to raise a limit; every refusal of a plan limit points here.
+pub const BILLING_PATH: &str = "/billing";
 
 /// The start of the period `now` falls in, stepping whole months from `anchor`.
 pub fn period_start(anchor: NaiveDateTime, now: NaiveDateTime) -> NaiveDateTime {
@@ -79,8 +115,8 @@ impl Store {
                 .first(conn)
                 .await
                 .optional()?;
-            let sub = sub.unwrap_or_else(|| new_subscription(user_id, "free", now));
-            let plan: Plan = plans::table.find(&sub.plan_id).first(conn).await?;
+            let sub = sub.unwrap_or_else(|| new_subscription(user_id, FREE, now));
+            let plan: Plan = plans::table.find(plan_in_force(&sub, now)).first(conn).await?;
             let bots_used: i64 = bots::table.filter(bots::owner_id.eq(user_id)).count().get_result(conn).await?;
             Ok::<_, StoreError>((sub, plan, bots_used))
         })?;
@@ -99,6 +135,39 @@ impl Store {
             conversations_used: usage.as_ref().map_or(0, |u| u.conversations),
             credits_used: usage.as_ref().map_or(0, |u| u.credits_used),
             bots_used: i32::try_from(bots_used).unwrap_or(i32::MAX),
+        })
+    }
+
+    /// Puts the user on `plan_id` from now until `ends_at` (`None`: until changed again). A
+    /// new period starts now, so the plan's monthly limits count from zero. This is the
+    /// self-hoster's way (`parley plans set`); plans bought through Stripe change by webhook.
+    /// `NotFound` when there is no such plan.
+    pub async fn set_plan(&self, user_id: &str, plan_id: &str, ends_at: Option<NaiveDateTime>) -> StoreResult<Subscription> {
+        let now = time::now();
+        let mut row = new_subscription(user_id, plan_id, now);
+        row.ends_at = ends_at;
+        if let Some(end) = ends_at {
+            row.current_period_end = end;
+        }
+        db_run!(self, |conn| {
+            let _: Plan = plans::table.find(plan_id).first(conn).await?;
+            diesel::insert_into(subscriptions::table)
+                .values(&row)
+                .on_conflict(subscriptions::user_id)
+                .do_update()
+                .set((
+                    subscriptions::plan_id.eq(&row.plan_id),
+                    subscriptions::status.eq(&row.status),
+                    subscriptions::billing_cycle.eq(&row.billing_cycle),
+                    subscriptions::current_period_start.eq(row.current_period_start),
+                    subscriptions::current_period_end.eq(row.current_period_end),
+                    subscriptions::cancel_at_period_end.eq(false),
+                    subscriptions::ends_at.eq(row.ends_at),
+                    subscriptions::updated_at.eq(now),
+                ))
+                .execute(conn)
+                .await?;
+            subscriptions::table.filter(subscriptions::user_id.eq(user_id)).first::<Subscription>(conn).await.map_err(StoreError::from)
         })
     }
 

@@ -16,6 +16,7 @@ pub mod leads;
 pub mod mail;
 pub mod models;
 pub mod overview;
+pub mod payments;
 pub mod reports;
 pub mod roles;
 pub mod schema;

@@ -273,6 +273,10 @@ pub struct Subscription {
     pub current_period_end: NaiveDateTime,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+    /// The plan stops at the end of the current period (a cancellation or a downgrade).
+    pub cancel_at_period_end: bool,
+    /// When the plan stops; from then the account is on Free. `None`: it goes on.
+    pub ends_at: Option<NaiveDateTime>,
 }
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]

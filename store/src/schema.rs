@@ -262,6 +262,8 @@ diesel::table! {
         current_period_end -> Timestamp,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        cancel_at_period_end -> Bool,
+        ends_at -> Nullable<Timestamp>,
     }
 }
 
