@@ -13,6 +13,11 @@ use crate::{new_id, time, Store, StoreError, StoreResult};
 
 pub const UNLIMITED: i32 = 999;
 
+/// Exactly 999 means unlimited (spec 2 §3): Pro's 5,000 conversations are a real limit.
+pub fn is_unlimited(limit: i32) -> bool {
+    limit == UNLIMITED
+}
+
 pub(crate) fn new_subscription(user_id: &str, plan_id: &str, now: NaiveDateTime) -> Subscription {
     Subscription {
         id: new_id(),
@@ -88,14 +93,14 @@ pub struct Allowance {
 
 impl Allowance {
     pub fn remaining_credits(&self) -> i32 {
-        if self.plan.credits_limit >= UNLIMITED {
+        if is_unlimited(self.plan.credits_limit) {
             return UNLIMITED;
         }
         (self.plan.credits_limit - self.credits_used).max(0)
     }
 
     pub fn can_create_bot(&self) -> bool {
-        self.plan.bots_limit >= UNLIMITED || self.bots_used < self.plan.bots_limit
+        is_unlimited(self.plan.bots_limit) || self.bots_used < self.plan.bots_limit
     }
 }
 
@@ -186,7 +191,7 @@ impl Store {
                 .execute(conn)
                 .await?;
             let target = usage_counters::table.find((user_id, start));
-            let n = if limit >= UNLIMITED {
+            let n = if is_unlimited(limit) {
                 diesel::update(target)
                     .set(usage_counters::credits_used.eq(usage_counters::credits_used + 1))
                     .execute(conn)
@@ -217,7 +222,7 @@ impl Store {
                 .execute(conn)
                 .await?;
             let target = usage_counters::table.find((user_id, start));
-            let n = if limit >= UNLIMITED {
+            let n = if is_unlimited(limit) {
                 diesel::update(target)
                     .set(usage_counters::conversations.eq(usage_counters::conversations + 1))
                     .execute(conn)
@@ -260,6 +265,48 @@ mod tests {
 
     fn at(y: i32, m: u32, d: u32) -> NaiveDateTime {
         NaiveDate::from_ymd_opt(y, m, d).unwrap().and_hms_opt(12, 0, 0).unwrap()
+    }
+
+    fn on(plan_id: &str, conversations: i32, bots: i32, credits: i32) -> Allowance {
+        let plan = Plan {
+            id: plan_id.into(),
+            name: plan_id.into(),
+            price_monthly_cents: None,
+            price_yearly_cents: None,
+            conversations_limit: conversations,
+            bots_limit: bots,
+            credits_limit: credits,
+            features: "[]".into(),
+            sort_order: 0,
+        };
+        let now = at(2026, 11, 25);
+        Allowance {
+            plan,
+            subscription: new_subscription("u", plan_id, now),
+            period_start: now,
+            period_end: now,
+            conversations_used: 0,
+            credits_used: 4999,
+            bots_used: 5,
+        }
+    }
+
+    /// Pro's limits (5,000) are above 999 and still limits: only 999 itself is unlimited.
+    #[test]
+    fn only_999_is_unlimited() {
+        let pro = on("pro", 5000, 5, 5000);
+        assert_eq!((pro.remaining_credits(), pro.can_create_bot()), (1, false));
+        let enterprise = on("enterprise", 999, 999, 999);
+        assert_eq!((enterprise.remaining_credits(), enterprise.can_create_bot()), (UNLIMITED, true));
+    }
+
+    #[test]
+    fn an_ended_plan_is_free() {
+        let mut sub = new_subscription("u", "pro", at(2026, 1, 1));
+        assert_eq!(plan_in_force(&sub, at(2026, 6, 1)), "pro");
+        sub.ends_at = Some(at(2026, 6, 1));
+        assert_eq!(plan_in_force(&sub, at(2026, 5, 31)), "pro");
+        assert_eq!(plan_in_force(&sub, at(2026, 6, 1)), FREE);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 /// The plan marked 'Most Popular' on the landing and billing pages.
 const POPULAR_PLAN: &str = "pro";
 
-/// One plan as the pricing cards show it. Limits of 999 or more mean unlimited.
+/// One plan as the pricing cards show it. A limit of exactly 999 means unlimited (Pro's 5,000 is a limit).
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PlanView {

@@ -6,6 +6,7 @@ import { Alert, Button, Center, Grid, Loader, Stack, Text } from '@mantine/core'
 import { IconInfoCircle } from '@tabler/icons-react';
 import { useSnapshot } from 'valtio';
 import { PageHeader } from '@/components/PageHeader';
+import type { PaymentsPage, PlansReply, SubscriptionReply, UsageReply } from '../api/billing';
 import { billing, closeHistory, loadBilling, openHistory, setCycle } from '../stores/billing';
 import { BillingHistory } from './BillingHistory';
 import { CurrentPlanCard } from './CurrentPlanCard';
@@ -26,7 +27,11 @@ export function BillingPage({ onUpgrade = () => {}, onDowngrade = () => {}, busy
   useEffect(() => {
     void loadBilling();
   }, []);
-  const { plans, account, usage } = snap;
+  // Held as refs: the snapshot hands back the server's objects as they came.
+  const plans = snap.plans as PlansReply | null;
+  const account = snap.account as SubscriptionReply | null;
+  const usage = snap.usage as UsageReply | null;
+  const history = snap.history as PaymentsPage | null;
   return (
     <Stack gap="lg">
       <PageHeader title="Billing and Subscription" subtitle="Your plan, its usage, and your payments" />
@@ -70,7 +75,7 @@ export function BillingPage({ onUpgrade = () => {}, onDowngrade = () => {}, busy
             <Grid.Col span={{ base: 12, md: 7 }}>
               <BillingHistory
                 recent={account.paymentHistory}
-                all={snap.history}
+                all={history}
                 loadingAll={snap.historyLoading}
                 onViewAll={(page) => void openHistory(page)}
                 onClose={closeHistory}

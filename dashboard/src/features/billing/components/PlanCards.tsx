@@ -22,7 +22,7 @@ interface Props {
 }
 
 function limitLine(n: number, one: string, many: string) {
-  return isUnlimited(n) ? `Unlimited ${many}` : `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+  return isUnlimited(n) ? `Unlimited ${many.replace(' a month', '')}` : `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 }
 
 export function PlanCards({ plans, subscription, checkout, cycle, onCycle, onUpgrade, onDowngrade, busy }: Props) {
@@ -85,12 +85,11 @@ export function PlanCards({ plans, subscription, checkout, cycle, onCycle, onUpg
                 {price.billed ?? ''}
               </Text>
               <List spacing={4} size="sm" mt="sm" mb="md" icon={<IconCheck size={14} color="var(--mantine-color-green-6)" />}>
-                <List.Item>{limitLine(plan.conversationsLimit, 'conversation a month', 'conversations a month')}</List.Item>
-                <List.Item>{limitLine(plan.botsLimit, 'assistant', 'assistants')}</List.Item>
-                <List.Item>{limitLine(plan.creditsLimit, 'credit a month', 'credits a month')}</List.Item>
+                {/* The plan's features name its conversations and assistants; credits are ours. */}
                 {plan.features.map((f) => (
                   <List.Item key={f}>{f}</List.Item>
                 ))}
+                <List.Item>{limitLine(plan.creditsLimit, 'AI reply credit a month', 'AI reply credits a month')}</List.Item>
               </List>
               <div style={{ marginTop: 'auto' }}>
                 {action === 'contact' && (

@@ -2,12 +2,12 @@
 // card offers, colours. No I/O; tested directly.
 import type { Meter, Plan } from '../api/billing';
 
-/** Totals of 999 or more mean unlimited (spec 2 §3). */
+/** A total of exactly 999 means unlimited (spec 2 §3); Pro's 5,000 is a limit. */
 export const UNLIMITED = 999;
 /** From this share of a limit the meter turns yellow and owners see the banner. */
 export const NEAR_LIMIT_PERCENT = 80;
 
-export const isUnlimited = (total: number) => total >= UNLIMITED;
+export const isUnlimited = (total: number) => total === UNLIMITED;
 
 /** Share of the meter used, 0-100 (0 for unlimited or an empty total). */
 export function meterPercent(m: Meter): number {
@@ -75,10 +75,13 @@ export function dateText(iso: string): string {
 export type LimitName = 'conversations' | 'bots' | 'credits';
 const LABELS: Record<LimitName, string> = { conversations: 'conversations', bots: 'assistants', credits: 'credits' };
 
-/** The limits at 80 % or more, with the share used, for the banner. */
+/** The limits at 80 % or more, with the share used, for the banner. Conversations and credits
+ * run out within the month; assistants do not, so they count only when there are more than the
+ * plan allows (after a move to a smaller plan, the extra ones are paused). */
 export function nearLimits(meters: Record<LimitName, Meter>): { limit: LimitName; label: string; percent: number; reached: boolean }[] {
   return (Object.keys(LABELS) as LimitName[])
     .map((limit) => ({ limit, m: meters[limit] }))
-    .filter(({ m }) => m && !isUnlimited(m.total) && m.total > 0 && (m.used / m.total) * 100 >= NEAR_LIMIT_PERCENT)
+    .filter(({ m }) => m && !isUnlimited(m.total) && m.total > 0)
+    .filter(({ limit, m }) => (limit === 'bots' ? m.used > m.total : (m.used / m.total) * 100 >= NEAR_LIMIT_PERCENT))
     .map(({ limit, m }) => ({ limit, label: LABELS[limit], percent: Math.min(100, Math.round((m.used / m.total) * 100)), reached: m.used >= m.total }));
 }
