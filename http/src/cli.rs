@@ -58,6 +58,7 @@ pub async fn set_plan(store: &Store, order: &SetPlan) -> Result<String, String> 
         StoreError::NotFound => format!("Unknown plan {:?}", order.plan),
         other => other.to_string(),
     })?;
+    store.fit_bots_to_plan(&user.id).await.map_err(|e| e.to_string())?;
     let until = match sub.ends_at {
         Some(end) => format!(" until {} (UTC), then Free", time::to_rfc3339(&end)),
         None => String::new(),

@@ -12,6 +12,7 @@ pub mod limits;
 pub mod live;
 pub mod mail;
 pub mod notify;
+pub mod payments;
 pub mod openapi;
 pub mod quota;
 pub mod realtime;

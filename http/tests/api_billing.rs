@@ -83,6 +83,7 @@ fn paid(user_id: &str, n: i64) -> Payment {
         currency: "usd".into(),
         status: if n == 2 { "failed".into() } else { "succeeded".into() },
         paid_at: time::now() - Duration::days(30 * (10 - n)),
+        stripe_invoice_id: None,
     }
 }
 

@@ -31,6 +31,8 @@ pub(crate) fn new_subscription(user_id: &str, plan_id: &str, now: NaiveDateTime)
         updated_at: now,
         cancel_at_period_end: false,
         ends_at: None,
+        stripe_customer_id: None,
+        stripe_subscription_id: None,
     }
 }
 

@@ -8,6 +8,7 @@ mod pool;
 
 pub mod activity;
 pub mod billing;
+pub mod billing_events;
 pub mod bots;
 pub mod chat;
 pub mod error;

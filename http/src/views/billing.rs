@@ -225,6 +225,14 @@ pub struct PaymentsReply {
     pub limit: i64,
 }
 
+/// The webhook's answer: received; `applied` false for a redelivery, an event Parley does not
+/// act on, or an unknown customer.
+#[derive(Serialize, ToSchema)]
+pub struct WebhookReply {
+    pub ok: bool,
+    pub applied: bool,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,6 +3,7 @@
 //! Billing belongs to the account, not to a bot: every call but the plans is about the caller.
 
 mod account;
+mod webhook;
 
 use actix_web::{web, HttpResponse};
 use utoipa::OpenApi;
@@ -16,16 +17,17 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/billing/plans", web::get().to(plans))
         .route("/billing/subscription", web::get().to(account::subscription))
         .route("/billing/usage", web::get().to(account::usage))
-        .route("/billing/payments", web::get().to(account::payments));
+        .route("/billing/payments", web::get().to(account::payments))
+        .route("/billing/webhook", web::post().to(webhook::webhook));
 }
 
 #[derive(OpenApi)]
 #[openapi(
-    paths(plans, account::subscription, account::usage, account::payments),
+    paths(plans, account::subscription, account::usage, account::payments, webhook::webhook),
     components(schemas(
         views::billing::PlansReply, views::billing::PlanView, views::billing::SubscriptionReply,
         views::billing::SubscriptionView, views::billing::CheckoutView, views::billing::UsageReply,
-        views::billing::Usage, views::billing::Meter, views::billing::PaymentsReply, views::billing::PaymentView,
+        views::billing::Usage, views::billing::Meter, views::billing::PaymentsReply, views::billing::PaymentView, views::billing::WebhookReply,
     )),
     tags((name = "billing", description = "Plans, subscription and usage"))
 )]
