@@ -11,7 +11,8 @@ import { fileURLToPath } from "node:url";
 
 export const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
-function binary() {
+/** The `parley` binary the tests run (built if missing). */
+export function binary() {
   const target = resolve(repo, process.env.CARGO_TARGET_DIR || "target");
   const bin = join(target, "debug", "parley");
   if (!existsSync(bin)) {

@@ -50,6 +50,7 @@ pub struct Settings {
     pub smtp: SmtpSettings,
     pub oauth: OAuthSettings,
     pub billing: BillingSettings,
+    pub stripe: StripeSettings,
     pub web: WebSettings,
     pub uploads: UploadSettings,
     pub training: TrainingSettings,
@@ -157,6 +158,33 @@ impl OAuthProvider {
 #[derive(Debug, Clone, Deserialize)]
 pub struct BillingSettings {
     pub default_plan: String,
+    /// Where Enterprise's Contact Sales button writes (`mailto:`); empty = the From address
+    /// of outgoing mail.
+    pub sales_email: String,
+    /// Days a paid plan stays after its renewal payment failed, before the account is on Free.
+    pub grace_days: u32,
+}
+
+/// Payments through Stripe Billing. Without the two keys the Billing page shows the plans and
+/// the usage and says payments are not configured.
+#[derive(Clone, Deserialize)]
+pub struct StripeSettings {
+    pub secret_key: String,
+    pub publishable_key: String,
+    /// Signs the webhook's deliveries (`whsec_…`); without it every delivery is refused.
+    pub webhook_secret: String,
+    /// Stripe's API; a local stand-in (localstripe) in tests.
+    pub api_base: String,
+    /// Where the page loads Stripe.js from (`<api_base>/js.stripe.com/v3/` for localstripe).
+    pub js_url: String,
+    pub price_pro_monthly: String,
+    pub price_pro_yearly: String,
+}
+
+impl StripeSettings {
+    pub fn is_configured(&self) -> bool {
+        !self.secret_key.trim().is_empty() && !self.publishable_key.trim().is_empty()
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -312,6 +340,7 @@ impl std::fmt::Debug for Settings {
             .field("smtp", &self.smtp)
             .field("oauth", &self.oauth)
             .field("billing", &self.billing)
+            .field("stripe", &self.stripe)
             .field("web", &self.web)
             .field("uploads", &self.uploads)
             .field("training", &self.training)
@@ -350,6 +379,20 @@ impl std::fmt::Debug for SmtpSettings {
             .field("tls", &self.tls)
             .field("timeout_secs", &self.timeout_secs)
             .field("max_attempts", &self.max_attempts)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for StripeSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StripeSettings")
+            .field("secret_key", &redact(&self.secret_key))
+            .field("publishable_key", &self.publishable_key)
+            .field("webhook_secret", &redact(&self.webhook_secret))
+            .field("api_base", &self.api_base)
+            .field("js_url", &self.js_url)
+            .field("price_pro_monthly", &self.price_pro_monthly)
+            .field("price_pro_yearly", &self.price_pro_yearly)
             .finish()
     }
 }

@@ -24,6 +24,15 @@ export function render(ui: ReactElement, { route = '/' }: { route?: string } = {
   );
 }
 
+/** A router of the test's own (to see where a component navigates). */
+export function renderRouter(router: Parameters<typeof RouterProvider>[0]['router']) {
+  return testingRender(
+    <Providers>
+      <RouterProvider router={router} />
+    </Providers>,
+  );
+}
+
 /** The whole route table, starting at `path`; returns the router to inspect where it ended up. */
 export function renderApp(path: string) {
   const router = createTestRouter([path]);

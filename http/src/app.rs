@@ -140,6 +140,7 @@ impl Application {
             demo_bot,
         }));
         crate::reports::spawn_weekly_reports(state.clone());
+        crate::payments::spawn_plan_settler(state.clone());
         let io = crate::live::socket_server(state.clone());
         let settings_workers = state.settings.workers;
         let server_state = state.clone();

@@ -3,6 +3,7 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
+use parley_store::billing::{Limit, BILLING_PATH};
 use parley_store::StoreError;
 use serde_json::json;
 
@@ -14,13 +15,15 @@ pub struct ApiError {
     pub message: String,
     /// Seconds a refused caller should wait (sent as `Retry-After`).
     pub retry_after: Option<u64>,
+    /// The plan limit that refused the call: the body then names it and points to /billing.
+    pub limit: Option<Limit>,
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
 
 impl ApiError {
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
-        ApiError { status, code, message: message.into(), retry_after: None }
+        ApiError { status, code, message: message.into(), retry_after: None, limit: None }
     }
 
     /// Tells the caller how long to wait before trying again.
@@ -62,6 +65,14 @@ impl ApiError {
         Self::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", message)
     }
 
+    /// 403 `plan_limit`: the plan has no more of `limit`; the body says which and where to
+    /// raise it (`"limit": "bots", "upgradeUrl": "/billing"`).
+    pub fn plan_limit(limit: Limit, message: impl Into<String>) -> Self {
+        let mut e = Self::new(StatusCode::FORBIDDEN, "plan_limit", message);
+        e.limit = Some(limit);
+        e
+    }
+
     /// 500 with the detail logged, never shown.
     pub fn internal(detail: impl std::fmt::Display) -> Self {
         tracing::error!("internal error: {detail}");
@@ -79,7 +90,12 @@ impl ResponseError for ApiError {
         if let Some(secs) = self.retry_after {
             response.insert_header((actix_web::http::header::RETRY_AFTER, secs.to_string()));
         }
-        response.json(json!({"error": {"code": self.code, "message": self.message}}))
+        match self.limit {
+            Some(limit) => response.json(json!({"error": {
+                "code": self.code, "message": self.message, "limit": limit.as_str(), "upgradeUrl": BILLING_PATH,
+            }})),
+            None => response.json(json!({"error": {"code": self.code, "message": self.message}})),
+        }
     }
 }
 
@@ -105,6 +121,7 @@ impl From<parley_engine::chat::EngineError> for ApiError {
             E::Forbidden(m) => ApiError::forbidden(m),
             E::Invalid(m) => ApiError::validation(m),
             E::Refused(m) => ApiError::conflict(m),
+            E::PlanLimit(limit, m) => ApiError::plan_limit(limit, m),
             E::Store(s) => s.into(),
             E::Gone => ApiError::unavailable("Please try again"),
             E::Busy(m) => ApiError::unavailable(m),

@@ -5,15 +5,18 @@ use std::process::ExitCode;
 
 use parley_config::Settings;
 use parley_http::app::Application;
+use parley_http::cli;
 
-const USAGE: &str = "usage: parley serve\n\nRuns Parley on PARLEY_ADDR (default 127.0.0.1:8080), \
+const USAGE: &str = "usage: parley serve | parley plans set EMAIL free|pro|enterprise [--until YYYY-MM-DD]\n\nRuns Parley on PARLEY_ADDR (default 127.0.0.1:8080), \
 keeping data in PARLEY_DATA_DIR (default ./data; SQLite unless PARLEY_DATABASE_URL=postgres://...).\n\
-Every setting is listed in config/default.toml.";
+Every setting is listed in config/default.toml. `plans set` puts an account on a plan \
+without payments (through that day with --until, then Free), in the database the same settings name.";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("serve") => {}
+        Some("plans") => return plans(&args[1..]),
         Some("-h") | Some("--help") | Some("help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -34,6 +37,34 @@ fn main() -> ExitCode {
         Err(e) => {
             tracing::error!("{e}");
             eprintln!("parley: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `parley plans …`: prints what it did, or why not (exit 2 for bad words, 1 for a failure).
+fn plans(args: &[String]) -> ExitCode {
+    let order = match cli::parse_plans(args, parley_store::time::now()) {
+        Ok(order) => order,
+        Err(why) => {
+            eprintln!("{why}");
+            return ExitCode::from(2);
+        }
+    };
+    let run = async {
+        let mut settings = Settings::load().map_err(|e| e.to_string())?;
+        let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+        settings.resolve_paths(&cwd);
+        let store = parley_store::Store::open(&settings).await.map_err(|e| e.to_string())?;
+        cli::set_plan(&store, &order).await
+    };
+    match actix_web::rt::System::new().block_on(run) {
+        Ok(done) => {
+            println!("{done}");
+            ExitCode::SUCCESS
+        }
+        Err(why) => {
+            eprintln!("parley: {why}");
             ExitCode::FAILURE
         }
     }

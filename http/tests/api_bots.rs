@@ -240,7 +240,8 @@ async fn the_free_plan_allows_one_assistant(backend: parley_store::Backend) {
     app.create_bot(&token, "Only one").await;
     let (status, body) = app.post_form("/api/bots", &token, Form::new().text("name", "Two")).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
-    assert_eq!(message(&body), "Your Free plan allows 1 assistant. Upgrade your plan to create more.");
+    assert_eq!(message(&body), "Your Free plan allows 1 assistant. Upgrade your plan on the Billing page (/billing) to create more.");
+    assert_eq!((&body["error"]["code"], &body["error"]["limit"], &body["error"]["upgradeUrl"]), (&json!("plan_limit"), &json!("bots"), &json!("/billing")));
 }
 
 async fn bots_survive_a_restart(backend: parley_store::Backend) {
@@ -335,7 +336,7 @@ async fn concurrent_creations_cannot_pass_the_plan(backend: parley_store::Backen
     let created = outcomes.iter().filter(|(s, _)| *s == StatusCode::CREATED).count();
     let refused: Vec<_> = outcomes.iter().filter(|(s, _)| *s == StatusCode::FORBIDDEN).map(|(_, b)| message(b).to_string()).collect();
     assert_eq!((created, refused.len()), (1, 5), "{outcomes:?}");
-    assert!(refused.iter().all(|m| m == "Your Free plan allows 1 assistant. Upgrade your plan to create more."), "{refused:?}");
+    assert!(refused.iter().all(|m| m == "Your Free plan allows 1 assistant. Upgrade your plan on the Billing page (/billing) to create more."), "{refused:?}");
     let (_, list) = app.get("/api/bots", Some(&token)).await;
     assert_eq!(list["bots"].as_array().map(Vec::len), Some(1));
 }

@@ -1,5 +1,7 @@
 //! Plans, subscriptions and usage: what a user may spend and has spent in the current period.
 //! Periods are calendar months from the subscription's start; a limit of 999 means unlimited.
+//! A subscription with an `ends_at` in the past counts as Free: a plan set until a date, a
+//! cancellation at the period's end and a failed renewal's grace all lapse without a job.
 
 use chrono::{Months, NaiveDateTime};
 use diesel::prelude::*;
@@ -10,6 +12,11 @@ use crate::schema::{bots, plans, subscriptions, usage_counters};
 use crate::{new_id, time, Store, StoreError, StoreResult};
 
 pub const UNLIMITED: i32 = 999;
+
+/// Exactly 999 means unlimited (spec 2 §3): Pro's 5,000 conversations are a real limit.
+pub fn is_unlimited(limit: i32) -> bool {
+    limit == UNLIMITED
+}
 
 pub(crate) fn new_subscription(user_id: &str, plan_id: &str, now: NaiveDateTime) -> Subscription {
     Subscription {
@@ -22,8 +29,44 @@ pub(crate) fn new_subscription(user_id: &str, plan_id: &str, now: NaiveDateTime)
         current_period_end: now.checked_add_months(Months::new(1)).unwrap_or(now),
         created_at: now,
         updated_at: now,
+        cancel_at_period_end: false,
+        ends_at: None,
+        stripe_customer_id: None,
+        stripe_subscription_id: None,
     }
 }
+
+/// The plan every account falls back to.
+pub const FREE: &str = "free";
+
+/// The plan a subscription gives at `now`: its own until it ends, then Free.
+pub fn plan_in_force(sub: &Subscription, now: NaiveDateTime) -> &str {
+    match sub.ends_at {
+        Some(end) if end <= now => FREE,
+        _ => &sub.plan_id,
+    }
+}
+
+/// A limit of the plan, as refusals name it (`"limit": "bots"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    Conversations,
+    Bots,
+    Credits,
+}
+
+impl Limit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Limit::Conversations => "conversations",
+            Limit::Bots => "bots",
+            Limit::Credits => "credits",
+        }
+    }
+}
+
+/// Where an owner goes to raise a limit; every refusal of a plan limit points here.
+pub const BILLING_PATH: &str = "/billing";
 
 /// The start of the period `now` falls in, stepping whole months from `anchor`.
 pub fn period_start(anchor: NaiveDateTime, now: NaiveDateTime) -> NaiveDateTime {
@@ -52,14 +95,14 @@ pub struct Allowance {
 
 impl Allowance {
     pub fn remaining_credits(&self) -> i32 {
-        if self.plan.credits_limit >= UNLIMITED {
+        if is_unlimited(self.plan.credits_limit) {
             return UNLIMITED;
         }
         (self.plan.credits_limit - self.credits_used).max(0)
     }
 
     pub fn can_create_bot(&self) -> bool {
-        self.plan.bots_limit >= UNLIMITED || self.bots_used < self.plan.bots_limit
+        is_unlimited(self.plan.bots_limit) || self.bots_used < self.plan.bots_limit
     }
 }
 
@@ -79,8 +122,8 @@ impl Store {
                 .first(conn)
                 .await
                 .optional()?;
-            let sub = sub.unwrap_or_else(|| new_subscription(user_id, "free", now));
-            let plan: Plan = plans::table.find(&sub.plan_id).first(conn).await?;
+            let sub = sub.unwrap_or_else(|| new_subscription(user_id, FREE, now));
+            let plan: Plan = plans::table.find(plan_in_force(&sub, now)).first(conn).await?;
             let bots_used: i64 = bots::table.filter(bots::owner_id.eq(user_id)).count().get_result(conn).await?;
             Ok::<_, StoreError>((sub, plan, bots_used))
         })?;
@@ -102,6 +145,39 @@ impl Store {
         })
     }
 
+    /// Puts the user on `plan_id` from now until `ends_at` (`None`: until changed again). A
+    /// new period starts now, so the plan's monthly limits count from zero. This is the
+    /// self-hoster's way (`parley plans set`); plans bought through Stripe change by webhook.
+    /// `NotFound` when there is no such plan.
+    pub async fn set_plan(&self, user_id: &str, plan_id: &str, ends_at: Option<NaiveDateTime>) -> StoreResult<Subscription> {
+        let now = time::now();
+        let mut row = new_subscription(user_id, plan_id, now);
+        row.ends_at = ends_at;
+        if let Some(end) = ends_at {
+            row.current_period_end = end;
+        }
+        db_run!(self, |conn| {
+            let _: Plan = plans::table.find(plan_id).first(conn).await?;
+            diesel::insert_into(subscriptions::table)
+                .values(&row)
+                .on_conflict(subscriptions::user_id)
+                .do_update()
+                .set((
+                    subscriptions::plan_id.eq(&row.plan_id),
+                    subscriptions::status.eq(&row.status),
+                    subscriptions::billing_cycle.eq(&row.billing_cycle),
+                    subscriptions::current_period_start.eq(row.current_period_start),
+                    subscriptions::current_period_end.eq(row.current_period_end),
+                    subscriptions::cancel_at_period_end.eq(false),
+                    subscriptions::ends_at.eq(row.ends_at),
+                    subscriptions::updated_at.eq(now),
+                ))
+                .execute(conn)
+                .await?;
+            subscriptions::table.filter(subscriptions::user_id.eq(user_id)).first::<Subscription>(conn).await.map_err(StoreError::from)
+        })
+    }
+
     /// Spends one credit if any is left this period; returns whether it was spent. The check
     /// and the increment are one conditional update, so concurrent replies cannot overspend.
     pub async fn spend_credit(&self, user_id: &str) -> StoreResult<bool> {
@@ -117,7 +193,7 @@ impl Store {
                 .execute(conn)
                 .await?;
             let target = usage_counters::table.find((user_id, start));
-            let n = if limit >= UNLIMITED {
+            let n = if is_unlimited(limit) {
                 diesel::update(target)
                     .set(usage_counters::credits_used.eq(usage_counters::credits_used + 1))
                     .execute(conn)
@@ -148,7 +224,7 @@ impl Store {
                 .execute(conn)
                 .await?;
             let target = usage_counters::table.find((user_id, start));
-            let n = if limit >= UNLIMITED {
+            let n = if is_unlimited(limit) {
                 diesel::update(target)
                     .set(usage_counters::conversations.eq(usage_counters::conversations + 1))
                     .execute(conn)
@@ -191,6 +267,48 @@ mod tests {
 
     fn at(y: i32, m: u32, d: u32) -> NaiveDateTime {
         NaiveDate::from_ymd_opt(y, m, d).unwrap().and_hms_opt(12, 0, 0).unwrap()
+    }
+
+    fn on(plan_id: &str, conversations: i32, bots: i32, credits: i32) -> Allowance {
+        let plan = Plan {
+            id: plan_id.into(),
+            name: plan_id.into(),
+            price_monthly_cents: None,
+            price_yearly_cents: None,
+            conversations_limit: conversations,
+            bots_limit: bots,
+            credits_limit: credits,
+            features: "[]".into(),
+            sort_order: 0,
+        };
+        let now = at(2026, 11, 25);
+        Allowance {
+            plan,
+            subscription: new_subscription("u", plan_id, now),
+            period_start: now,
+            period_end: now,
+            conversations_used: 0,
+            credits_used: 4999,
+            bots_used: 5,
+        }
+    }
+
+    /// Pro's limits (5,000) are above 999 and still limits: only 999 itself is unlimited.
+    #[test]
+    fn only_999_is_unlimited() {
+        let pro = on("pro", 5000, 5, 5000);
+        assert_eq!((pro.remaining_credits(), pro.can_create_bot()), (1, false));
+        let enterprise = on("enterprise", 999, 999, 999);
+        assert_eq!((enterprise.remaining_credits(), enterprise.can_create_bot()), (UNLIMITED, true));
+    }
+
+    #[test]
+    fn an_ended_plan_is_free() {
+        let mut sub = new_subscription("u", "pro", at(2026, 1, 1));
+        assert_eq!(plan_in_force(&sub, at(2026, 6, 1)), "pro");
+        sub.ends_at = Some(at(2026, 6, 1));
+        assert_eq!(plan_in_force(&sub, at(2026, 5, 31)), "pro");
+        assert_eq!(plan_in_force(&sub, at(2026, 6, 1)), FREE);
     }
 
     #[test]

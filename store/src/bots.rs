@@ -322,7 +322,7 @@ impl Store {
         }).collect();
         db_tx!(self, |conn| async move {
             use crate::schema::users;
-            if limit < crate::billing::UNLIMITED {
+            if !crate::billing::is_unlimited(limit) {
                 diesel::update(users::table.find(&bot.owner_id)).set(users::id.eq(users::id)).execute(conn).await?;
                 let owned: i64 = bots::table.filter(bots::owner_id.eq(&bot.owner_id)).count().get_result(conn).await?;
                 if owned >= i64::from(limit) {

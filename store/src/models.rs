@@ -273,6 +273,12 @@ pub struct Subscription {
     pub current_period_end: NaiveDateTime,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+    /// The plan stops at the end of the current period (a cancellation or a downgrade).
+    pub cancel_at_period_end: bool,
+    /// When the plan stops; from then the account is on Free. `None`: it goes on.
+    pub ends_at: Option<NaiveDateTime>,
+    pub stripe_customer_id: Option<String>,
+    pub stripe_subscription_id: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
@@ -294,6 +300,8 @@ pub struct Payment {
     pub currency: String,
     pub status: String,
     pub paid_at: NaiveDateTime,
+    /// The Stripe invoice this payment is an outcome of (one row per invoice and outcome).
+    pub stripe_invoice_id: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]

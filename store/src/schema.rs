@@ -262,6 +262,10 @@ diesel::table! {
         current_period_end -> Timestamp,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        cancel_at_period_end -> Bool,
+        ends_at -> Nullable<Timestamp>,
+        stripe_customer_id -> Nullable<Text>,
+        stripe_subscription_id -> Nullable<Text>,
     }
 }
 
@@ -283,6 +287,22 @@ diesel::table! {
         currency -> Text,
         status -> Text,
         paid_at -> Timestamp,
+        stripe_invoice_id -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    stripe_events (id) {
+        id -> Text,
+        kind -> Text,
+        received_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    paused_bots (bot_id) {
+        bot_id -> Text,
+        paused_at -> Timestamp,
     }
 }
 
@@ -354,6 +374,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     subscriptions,
     usage_counters,
     payments,
+    stripe_events,
+    paused_bots,
     activity_log,
     message_counter_flushes,
     refused_answers,

@@ -16,7 +16,6 @@ import { ResetPasswordRoute } from './routes/reset-password';
 import { MyBotsRoute } from './routes/my-bots';
 import { ServerPageRoute } from './routes/server-page';
 import { NotFoundRoute } from './routes/not-found';
-import { PageRoute } from './routes/pages';
 import { TeamsRoute } from './routes/teams';
 import { StatsRoute } from './routes/stats';
 import { TrainingRoute } from './routes/training';
@@ -29,6 +28,7 @@ import { BotSettingsRoute } from './routes/bot-settings';
 import { SettingsRoute } from './routes/settings';
 import { DocsRoute } from './routes/docs';
 import { LeadsRoute } from './routes/leads';
+import { BillingRoute } from './routes/billing';
 
 /** Screens about one bot: without an active bot they send the user to /dashboard. */
 const botScreens: [path: string, element: JSX.Element][] = [
@@ -67,7 +67,7 @@ export const routes: RouteObject[] = [
       { path: '/leads', element: <LeadsRoute /> },
       { path: '/teams', element: <TeamsRoute /> },
       { path: '/bot-settings', element: <BotSettingsRoute /> },
-      { path: '/billing', element: <PageRoute title="Billing and Subscription" /> },
+      { path: '/billing', element: <BillingRoute /> },
       { path: '/settings', element: <SettingsRoute /> },
       ...botScreens.map(([path, element]) => ({ path, element: <RequireBot>{element}</RequireBot> })),
     ],

@@ -6,13 +6,23 @@ export const TOKEN_KEY = 'authToken';
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
+  /** With code `plan_limit`: the limit reached (`bots`, `conversations`) and where to raise it. */
+  readonly limit?: string;
+  readonly upgradeUrl?: string;
 
-  constructor(status: number, code: string, message: string) {
+  constructor(status: number, code: string, message: string, limit?: string, upgradeUrl?: string) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.code = code;
+    this.limit = limit;
+    this.upgradeUrl = upgradeUrl;
   }
+}
+
+/** The refusal of a plan limit, if `err` is one. */
+export function planLimit(err: unknown): ApiError | null {
+  return err instanceof ApiError && err.code === 'plan_limit' ? err : null;
 }
 
 export function getToken(): string | null {
@@ -41,16 +51,20 @@ export function errorMessage(err: unknown, fallback: string): string {
 async function parseError(res: Response): Promise<ApiError> {
   let code = 'http_error';
   let message = res.statusText || `Request failed (${res.status})`;
+  let limit: string | undefined;
+  let upgradeUrl: string | undefined;
   try {
-    const data = (await res.json()) as { error?: { code?: string; message?: string } };
+    const data = (await res.json()) as { error?: { code?: string; message?: string; limit?: string; upgradeUrl?: string } };
     if (data?.error) {
       code = data.error.code ?? code;
       message = data.error.message ?? message;
+      limit = data.error.limit;
+      upgradeUrl = data.error.upgradeUrl;
     }
   } catch {
     // Not JSON (a proxy page, an empty body): keep the status text.
   }
-  return new ApiError(res.status, code, message);
+  return new ApiError(res.status, code, message, limit, upgradeUrl);
 }
 
 export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {

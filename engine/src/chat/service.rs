@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix::prelude::*;
+use parley_store::billing::Limit;
 use parley_store::chat::{CustomerInfo, NewMessage, Role as MessageRole, SessionFilter};
 use parley_store::models::{Bot, ChatMessage, ChatSession};
 use parley_store::{Role, Store};
@@ -49,6 +50,11 @@ pub struct Engine {
 
 /// Longest reason given with a transfer.
 const TRANSFER_REASON_CHARS: usize = 500;
+
+/// What a visitor is told when the owner's plan has no conversation left this month: polite,
+/// naming the limit, nothing about plans (the owner's screens point to /billing).
+pub const CONVERSATIONS_USED_UP: &str =
+    "This assistant has reached its monthly conversation limit and is unavailable right now. Please try again later or contact the business directly.";
 
 /// How stale a bot's "last active" may be.
 const TOUCH_EVERY: Duration = Duration::from_secs(60);
@@ -250,7 +256,7 @@ impl Engine {
                 // Claimed before the session exists: concurrent new conversations each take
                 // one of the plan's, and none goes past it.
                 if !self.store.claim_conversation(&bot.owner_id).await? {
-                    return Err(EngineError::Refused("This assistant has reached its conversation limit for this month".into()));
+                    return Err(EngineError::PlanLimit(Limit::Conversations, CONVERSATIONS_USED_UP.into()));
                 }
                 let session = self.store.create_session(&bot.id, &title_from(&text)).await?;
                 // The agents online see a new conversation at once (later turns with the bot

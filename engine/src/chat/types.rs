@@ -25,6 +25,10 @@ pub enum EngineError {
     /// Not possible in the session's current state.
     #[error("{0}")]
     Refused(String),
+    /// The bot owner's plan has no more of this limit this period; the message is for the
+    /// visitor, the limit for the owner's screens (which point to /billing).
+    #[error("{1}")]
+    PlanLimit(parley_store::billing::Limit, String),
     #[error("store: {0}")]
     Store(StoreError),
     #[error("the session stopped before answering")]

@@ -22,6 +22,10 @@ pub struct ErrorDetail {
     pub code: String,
     /// For people; validation messages are the spec's words.
     pub message: String,
+    /// With `plan_limit`: the limit reached (`conversations`, `bots`, `credits`).
+    pub limit: Option<String>,
+    /// With `plan_limit`: where the owner raises it (`/billing`).
+    pub upgradeUrl: Option<String>,
 }
 
 /// `views::user`.

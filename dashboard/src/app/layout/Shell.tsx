@@ -2,6 +2,7 @@ import { Box, Burger, Drawer, Group, Text } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { Outlet } from 'react-router';
 import { VerifyEmailBanner } from '@/features/auth/components/VerifyEmailBanner';
+import { UsageBanner } from '@/features/billing/components/UsageBanner';
 import { Sidebar } from './Sidebar';
 
 /** The sidebar turns into a slide-in drawer below this width (spec §9). */
@@ -24,6 +25,7 @@ export function Shell() {
         </Box>
         <Box component="main" p="lg" style={{ flex: 1, minWidth: 0 }}>
           <VerifyEmailBanner />
+          <UsageBanner />
           <Outlet />
         </Box>
       </Box>
@@ -44,6 +46,7 @@ export function Shell() {
       </Drawer>
       <Box component="main" p="md">
         <VerifyEmailBanner />
+        <UsageBanner />
         <Outlet />
       </Box>
     </Box>

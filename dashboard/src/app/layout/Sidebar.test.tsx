@@ -28,6 +28,13 @@ describe('Sidebar', () => {
     expect(screen.getByText('User')).toBeInTheDocument(); // name fallback
   });
 
+  it('links the plan label and the credit bar to Billing', () => {
+    render(<Sidebar />);
+    expect(screen.getByTestId('plan-label')).toHaveAttribute('href', '/billing');
+    expect(screen.getByTestId('plan-label')).toHaveTextContent('Free Plan');
+    expect(screen.getByTestId('credits-link')).toHaveAttribute('href', '/billing');
+  });
+
   it('shows Bot Management only with an active bot', () => {
     bots.bots = [bot('b1', 'Helper') as never];
     bots.activeBotId = null;

@@ -1,6 +1,7 @@
 // The signed-in navigation: groups per spec, the bot picker, the profile card with real credits.
 import type { ComponentType } from 'react';
 import {
+  Anchor,
   Avatar,
   Badge,
   Box,
@@ -175,7 +176,7 @@ function BotPicker({ onPicked }: { onPicked: () => void }) {
   );
 }
 
-function ProfileCard() {
+function ProfileCard({ onNavigate }: { onNavigate: () => void }) {
   const snap = useSnapshot(session);
   const navigate = useNavigate();
   const plan = snap.platform[0];
@@ -188,20 +189,23 @@ function ProfileCard() {
           <Text size="sm" fw={600} truncate>
             {snap.user?.name || 'User'}
           </Text>
-          <Text size="xs" c="dimmed">
+          <Anchor component={Link} to="/billing" size="xs" c="dimmed" data-testid="plan-label" onClick={onNavigate}>
             {planLabel(plan?.planType)}
-          </Text>
+          </Anchor>
         </Box>
       </Group>
-      <Group justify="space-between" mt="sm">
-        <Text size="xs" c="dimmed">
-          Credits
-        </Text>
-        <Text size="xs" fw={600} data-testid="credits">
-          {plan?.remainingCredits ?? 0}
-        </Text>
-      </Group>
-      <Progress value={used} size="sm" mt={4} aria-label="Credits used" />
+      {/* The credits and their bar open Billing, where the plan is changed. */}
+      <UnstyledButton component={Link} to="/billing" display="block" w="100%" mt="sm" data-testid="credits-link" aria-label="Credits: open Billing" onClick={onNavigate}>
+        <Group justify="space-between">
+          <Text size="xs" c="dimmed">
+            Credits
+          </Text>
+          <Text size="xs" fw={600} data-testid="credits">
+            {plan?.remainingCredits ?? 0}
+          </Text>
+        </Group>
+        <Progress value={used} size="sm" mt={4} aria-label="Credits used" />
+      </UnstyledButton>
       <Button
         variant="subtle"
         color="gray"
@@ -241,7 +245,7 @@ export function Sidebar({ onNavigate = () => {} }: { onNavigate?: () => void }) 
           <Group_ title="Account" items={plain(accountGroup)} onNavigate={onNavigate} />
         </Stack>
       </ScrollArea>
-      <ProfileCard />
+      <ProfileCard onNavigate={onNavigate} />
     </Stack>
   );
 }

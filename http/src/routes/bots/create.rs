@@ -5,6 +5,7 @@
 use crate::openapi::{entities, replies, ApiErrors};
 
 use actix_web::{web, HttpResponse};
+use parley_store::billing::Limit;
 use parley_store::bots::{InitialSource, NewBot, WidgetConfig};
 use parley_store::Role;
 use serde_json::json;
@@ -115,8 +116,8 @@ pub async fn create(state: web::Data<AppState>, AuthUser(user): AuthUser, upload
 
     let allowance = state.store.allowance(&user.id).await?;
     let at_the_limit = || {
-        ApiError::forbidden(format!(
-            "Your {} plan allows {} assistant{}. Upgrade your plan to create more.",
+        ApiError::plan_limit(Limit::Bots, format!(
+            "Your {} plan allows {} assistant{}. Upgrade your plan on the Billing page (/billing) to create more.",
             allowance.plan.name,
             allowance.plan.bots_limit,
             if allowance.plan.bots_limit == 1 { "" } else { "s" }

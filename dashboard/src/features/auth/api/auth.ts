@@ -19,6 +19,11 @@ export interface Platform {
   creditsUsed: number;
   creditsTotal: number;
   planType: string;
+  planName?: string;
+  conversationsUsed?: number;
+  conversationsTotal?: number;
+  botsUsed?: number;
+  botsTotal?: number;
 }
 
 export interface AuthResponse {

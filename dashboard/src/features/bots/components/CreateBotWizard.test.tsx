@@ -1,7 +1,8 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { render } from '../../../../test-utils/render';
+import { createMemoryRouter } from 'react-router';
+import { render, renderRouter } from '../../../../test-utils/render';
 import { bot, mockFetch } from '../../../../test-utils/fetch';
 import { bots } from '../stores/bots';
 import { FILE_TOO_LARGE, MAX_PDF_BYTES, createWizard, stepPosition } from '../stores/wizard';
@@ -104,6 +105,31 @@ describe('create wizard: the step count', () => {
     await u.click(screen.getByRole('button', { name: 'Create' }));
     expect(await screen.findByText('Bot Created Failed')).toBeInTheDocument();
     expect(step()).toBe('Step 2 of 3');
+  });
+
+  it('on the plan limit says so, closes and goes to Billing', async () => {
+    const message = 'Your Free plan allows 1 assistant. Upgrade your plan on the Billing page (/billing) to create more.';
+    mockFetch({
+      'POST /api/bots': { status: 403, body: { error: { code: 'plan_limit', message, limit: 'bots', upgradeUrl: '/billing' } } },
+    });
+    let closed = false;
+    const router = createMemoryRouter(
+      [
+        { path: '/dashboard', element: <CreateBotWizard opened onClose={() => (closed = true)} /> },
+        { path: '/billing', element: <p>Billing page</p> },
+      ],
+      { initialEntries: ['/dashboard'] },
+    );
+    renderRouter(router);
+    const u = userEvent.setup();
+    await u.type(screen.getByLabelText(/Assistant Name/), 'Second');
+    await u.click(screen.getByRole('button', { name: 'Next' }));
+    await u.click(screen.getByRole('button', { name: /Skip/ }));
+    await u.click(screen.getByRole('button', { name: 'Create' }));
+    expect(await screen.findByText('Plan limit reached')).toBeInTheDocument();
+    expect(screen.getByText(message)).toBeInTheDocument();
+    await waitFor(() => expect(router.state.location.pathname).toBe('/billing'));
+    expect(closed).toBe(true);
   });
 
   it('position rule: training counts while on it, not once skipped', () => {

@@ -21,7 +21,8 @@ import {
 } from '@mantine/core';
 import { IconFileTypePdf, IconPlayerSkipForward, IconTextCaption, IconUpload } from '@tabler/icons-react';
 import { useSnapshot } from 'valtio';
-import { errorMessage } from '@/lib/api';
+import { useNavigate } from 'react-router';
+import { errorMessage, planLimit } from '@/lib/api';
 import { notify } from '@/lib/notify';
 import type { Bot, FaqMethod } from '../api/bots';
 import {
@@ -68,11 +69,20 @@ function WizardBody({ wizard, onClose }: { wizard: Wizard; onClose: () => void }
   const { actions } = wizard;
   const { n, total } = stepPosition(snap);
 
+  const navigate = useNavigate();
   const create = async () => {
     try {
       const bot = await actions.create();
       if (bot) notify.success('Bot Created Successfully', `${bot.name || snap.name.trim()} is ready.`);
     } catch (err) {
+      const limit = planLimit(err);
+      if (limit) {
+        // The plan allows no more assistants: say so and take the owner where it can change.
+        notify.error('Plan limit reached', limit.message);
+        onClose();
+        navigate(limit.upgradeUrl ?? '/billing');
+        return;
+      }
       notify.error('Bot Created Failed', errorMessage(err, 'Please try again.'));
     }
   };
