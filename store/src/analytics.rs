@@ -34,7 +34,7 @@ impl Buckets {
         self.from + chrono::Duration::seconds(self.width_secs * self.count as i64)
     }
 
-    fn from_epoch(&self) -> i64 {
+    fn start_epoch(&self) -> i64 {
         self.from.and_utc().timestamp()
     }
 }
@@ -159,6 +159,8 @@ impl Dialect {
     /// agent message after it, kept by triggers): the ⌈p·n⌉-th smallest wait. $1 bot, $2 from, $3 from in
     /// seconds, $4 bucket width, $5 to.
     fn response_times(&self) -> String {
+        let asked_bucket = format!("({} - $3) / $4", self.epoch("asked_at"));
+        let wait = self.seconds_between("asked_at", "answered_at");
         self.finish(format!(
             "WITH waits AS ( \
                SELECT {asked_bucket} AS b, {wait} AS wait FROM agent_responses \
@@ -171,9 +173,7 @@ impl Dialect {
              SELECT k AS b, CAST(MAX(n) AS BIGINT) AS n, \
                MAX(CASE WHEN rn = (n + 1) / 2 THEN wait END) AS median, \
                MAX(CASE WHEN rn = (9 * n + 9) / 10 THEN wait END) AS p90 \
-             FROM ranked GROUP BY k",
-            asked_bucket = format!("({} - $3) / $4", self.epoch("asked_at")),
-            wait = self.seconds_between("asked_at", "answered_at"),
+             FROM ranked GROUP BY k"
         ))
     }
 }
@@ -206,7 +206,7 @@ impl Store {
     /// The bot's figures per bucket and over all of them.
     pub async fn analytics(&self, bot_id: &str, buckets: &Buckets) -> StoreResult<Analytics> {
         let dialect = Dialect(self.backend());
-        let (from, to, from_epoch, width) = (buckets.from, buckets.to(), buckets.from_epoch(), buckets.width_secs.max(1));
+        let (from, to, from_epoch, width) = (buckets.from, buckets.to(), buckets.start_epoch(), buckets.width_secs.max(1));
         let counts_sql = dialect.counts();
         let (first_slot, end_slot) = (from_epoch.div_euclid(SLOT_SECS), (to.and_utc().timestamp() + SLOT_SECS - 1).div_euclid(SLOT_SECS));
         let counts: Vec<CountRow> = db_run!(self, |conn| diesel::sql_query(counts_sql.as_str())
