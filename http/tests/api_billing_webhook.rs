@@ -122,7 +122,7 @@ async fn a_bad_signature_is_refused_and_changes_nothing(backend: parley_store::B
     // A server without a webhook secret takes no deliveries.
     let bare = TestApp::spawn(backend).await;
     let (status, body) = deliver(&bare, &paid).await;
-    assert_eq!((status, body["error"]["message"].as_str()), (StatusCode::SERVICE_UNAVAILABLE, Some("Payments are not configured on this server")));
+    assert_eq!((status, body["error"]["message"].as_str()), (StatusCode::NOT_FOUND, Some("Payments are not configured on this server")));
 }
 
 async fn a_paid_invoice_upgrades_once_and_a_replay_changes_nothing(backend: parley_store::Backend) {

@@ -22,7 +22,9 @@ use crate::views::billing::WebhookReply;
 pub async fn webhook(state: web::Data<AppState>, req: HttpRequest, body: web::Bytes) -> ApiResult<HttpResponse> {
     let stripe = &state.settings.stripe;
     if stripe.webhook_secret.trim().is_empty() {
-        return Err(ApiError::unavailable("Payments are not configured on this server"));
+        // Not a fault of this server (a 5xx would make Stripe retry for days): without a
+        // webhook secret there is no webhook here to deliver to.
+        return Err(ApiError::new(actix_web::http::StatusCode::NOT_FOUND, "not_found", "Payments are not configured on this server"));
     }
     let header = req.headers().get("Stripe-Signature").and_then(|v| v.to_str().ok());
     let now = parley_store::time::now().and_utc().timestamp();
