@@ -7,6 +7,12 @@ use parley_config::Settings;
 use parley_http::app::Application;
 use parley_http::cli;
 
+// Per-frame buffers are allocated and freed on different threads (actix workers, the
+// writer, the blocking pool). glibc malloc keeps per-thread arenas that fragment under
+// that pattern and hand little back; mimalloc is faster for it and returns memory.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const USAGE: &str = "usage: parley serve | parley plans set EMAIL free|pro|enterprise [--until YYYY-MM-DD]\n\nRuns Parley on PARLEY_ADDR (default 127.0.0.1:8080), \
 keeping data in PARLEY_DATA_DIR (default ./data; SQLite unless PARLEY_DATABASE_URL=postgres://...).\n\
 Every setting is listed in config/default.toml. `plans set` puts an account on a plan \
