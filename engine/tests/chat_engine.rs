@@ -34,6 +34,7 @@ on_both_backends!(
     an_agent_who_leaves_a_bot_hears_no_more_of_it,
     a_removed_member_loses_live_access_at_once,
     revoking_a_users_sessions_closes_their_connections,
+    a_member_who_cannot_keep_up_makes_new_messages_busy_not_lost,
 );
 
 /// Answers "echo: {question}", streaming it in two halves; "fail" fails, "slow" sleeps.
@@ -112,6 +113,22 @@ impl Sink for Recorder {
 
     fn close(&self) {
         self.0.lock().unwrap().push(("closed".to_string(), serde_json::Value::Null));
+    }
+}
+
+/// A connection whose outbound queue is full until `room` is set: it records what it is sent.
+struct Backlogged {
+    room: Arc<std::sync::atomic::AtomicBool>,
+    log: Arc<Mutex<Vec<(String, serde_json::Value)>>>,
+}
+
+impl Sink for Backlogged {
+    fn push(&self, event: &Arc<Outgoing>) {
+        Recorder(self.log.clone()).push(event);
+    }
+
+    fn has_room(&self) -> bool {
+        self.room.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
 
@@ -542,4 +559,41 @@ async fn revoking_a_users_sessions_closes_their_connections(backend: Backend) {
     assert_eq!(a1.events("closed").len(), 1);
     assert_eq!(a2.events("closed").len(), 1);
     assert!(b.events("closed").is_empty(), "other users stay connected");
+}
+
+/// While one member's connection has no room, a new message from either side is refused as
+/// busy before it is saved (nothing half-done), and once the reader catches up the same
+/// message goes through and is delivered.
+async fn a_member_who_cannot_keep_up_makes_new_messages_busy_not_lost(backend: Backend) {
+    let w = world(backend, Duration::from_secs(5)).await;
+    let sid = say(&w, None, "hello").await.session_id;
+    w.engine.request_support(&w.owner, &sid, "help", CustomerInfo::default()).await.unwrap();
+    assert!(w.engine.take_session(&w.owner, &sid).await.unwrap().won);
+    let agent = client(&w.engine, w.owner.clone());
+    w.engine.join_session(&agent.conn, &sid).await.unwrap();
+
+    let room = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let sink: Arc<dyn Sink> = Arc::new(Backlogged { room: room.clone(), log: log.clone() });
+    let who = Who::Visitor { session_id: sid.clone(), bot_id: w.bot_id.clone() };
+    let slow = Connection { id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed), who, sink };
+    w.engine.connect(&slow);
+    w.engine.join_session(&slow, &sid).await.unwrap();
+    let saved_before = w.store.messages(&sid, 0, 100).await.unwrap().len();
+
+    let refused = w.engine.visitor_message(VisitorMessage { bot_id: w.bot_id.clone(), session_id: Some(sid.clone()), text: "one".into(), lead: None, ack_on_save: true }).await;
+    assert!(matches!(refused, Err(EngineError::Busy(ref m)) if m == parley_engine::chat::BUSY), "{refused:?}");
+    let refused = w.engine.agent_message(&w.owner, &sid, "two").await;
+    assert!(matches!(refused, Err(EngineError::Busy(_))), "{refused:?}");
+    assert_eq!(w.store.messages(&sid, 0, 100).await.unwrap().len(), saved_before, "a refused message is not saved");
+
+    room.store(true, std::sync::atomic::Ordering::SeqCst);
+    let outcome = say(&w, Some(&sid), "one").await;
+    assert!(outcome.agent_connected);
+    w.engine.agent_message(&w.owner, &sid, "two").await.unwrap();
+    agent.wait_until("new-message", |m| m["message"]["content"] == "two").await;
+    for text in ["one", "two"] {
+        let delivered = log.lock().unwrap().iter().any(|(n, p)| n == "new-message" && p["message"]["content"] == text);
+        assert!(delivered, "{text} reached the slow member once there was room");
+    }
 }

@@ -17,6 +17,12 @@ pub trait Sink: Send + Sync {
     fn push(&self, event: &Arc<Outgoing>);
     /// Ends the connection (its user's sessions were revoked). Sinks that cannot, ignore it.
     fn close(&self) {}
+    /// Whether one more event fits without filling the connection's queue. A session refuses
+    /// new messages as busy while one of its members' queues is this full, so a reader that
+    /// falls behind slows its senders instead of being dropped. Sinks without a queue say yes.
+    fn has_room(&self) -> bool {
+        true
+    }
 }
 
 /// An event on its way to one or more connections, with its encoding made once for all of

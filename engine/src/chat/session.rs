@@ -24,7 +24,7 @@ use super::brain::{Brain, ReplyRequest};
 use super::events::{Outgoing, ServerEvent};
 use super::messages::{AgentAssigned, AgentSays, Join, Leave, Member, Reload, RequestSupport, Resolve, Tell, Typing, VisitorSays};
 use super::peers::Peers;
-use super::types::{ConnId, EngineError, TurnOutcome};
+use super::types::{ConnId, EngineError, TurnOutcome, BUSY};
 use super::ERROR_REPLY;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,6 +139,17 @@ impl SessionActor {
             then(act, ctx, saved.map_err(EngineError::from));
             act.drain(ctx);
         }));
+    }
+
+    /// Whether a new message may be accepted: every member's connection has room for it.
+    /// Refusing it as busy before it is saved (the sender retries) keeps a slow reader from
+    /// being closed for overflowing, and keeps the promise that what was acked is delivered.
+    fn admit(&self) -> Result<(), EngineError> {
+        if self.members.values().all(|m| m.sink.has_room()) {
+            Ok(())
+        } else {
+            Err(EngineError::Busy(BUSY.to_owned()))
+        }
     }
 
     fn broadcast(&self, event: ServerEvent) {
@@ -312,6 +323,10 @@ impl Handler<VisitorSays> for SessionActor {
 
     fn handle(&mut self, msg: VisitorSays, ctx: &mut Self::Context) {
         self.last_activity = Instant::now();
+        if let Err(busy) = self.admit() {
+            let _ = msg.reply.send(Err(busy));
+            return;
+        }
         if self.mode != Mode::Resolved {
             return self.visitor_says(ctx, msg);
         }
@@ -437,6 +452,10 @@ impl Handler<AgentSays> for SessionActor {
 
     fn handle(&mut self, msg: AgentSays, ctx: &mut Self::Context) {
         self.last_activity = Instant::now();
+        if let Err(busy) = self.admit() {
+            let _ = msg.reply.send(Err(busy));
+            return;
+        }
         self.save_and_show(ctx, msg.message, msg.reply);
     }
 }

@@ -58,4 +58,8 @@ impl Sink for SocketSink {
     fn close(&self) {
         self.0.disconnect();
     }
+
+    fn has_room(&self) -> bool {
+        self.0.has_room(1)
+    }
 }

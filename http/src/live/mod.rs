@@ -125,6 +125,10 @@ fn refuse(socket: &Socket, ack: Option<AckSender>, message: &str) {
 
 fn answer(socket: &Socket, ack: Option<AckSender>, result: Result<Reply, EngineError>) {
     match result {
+        // "Busy" is a request to retry, not a failure to show: like the guard's refusals, a
+        // sender who asked for an ack gets only the ack, so a backed-up session is not made
+        // busier by an error event for each refused message.
+        Err(EngineError::Busy(message)) if ack.is_some() => refuse(socket, ack, &message),
         Ok(reply) => {
             if let Some(ack) = ack {
                 ack.send_json(&reply);

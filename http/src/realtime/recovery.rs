@@ -92,7 +92,18 @@ impl RecoveryStore {
         }
     }
 
+    /// Drops expired sessions and packets. Sessions are only added by `persist`, so walking
+    /// them there and in `restore` keeps the map bounded without a walk per message.
     fn prune(&self, inner: &mut Inner) {
+        self.prune_packets(inner);
+        let now = Instant::now();
+        let max = self.cfg.max_disconnection;
+        inner.sessions.retain(|_, s| now.duration_since(s.at) <= max);
+    }
+
+    /// Drops packets from the front that are too old or over the count or byte budget: what
+    /// `append` needs, at the cost of the packets it drops.
+    fn prune_packets(&self, inner: &mut Inner) {
         let now = Instant::now();
         let max = self.cfg.max_disconnection;
         while let Some(front) = inner.packets.front() {
@@ -105,7 +116,6 @@ impl RecoveryStore {
             inner.bytes = inner.bytes.saturating_sub(front.bytes);
             inner.packets.pop_front();
         }
-        inner.sessions.retain(|_, s| now.duration_since(s.at) <= max);
     }
 
     /// Stores an event for `rooms` (all sockets when empty) but not `except`: `build` makes its
@@ -125,7 +135,7 @@ impl RecoveryStore {
             frames: frames.clone(),
             bytes,
         });
-        self.prune(&mut inner);
+        self.prune_packets(&mut inner);
         frames
     }
 

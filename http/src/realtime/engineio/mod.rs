@@ -146,6 +146,12 @@ impl EngineConn {
         }
     }
 
+    /// Whether `frames` more messages fit in the outbound queue with headroom to spare
+    /// (see `Outbox::has_room`).
+    pub fn has_room(&self, frames: usize) -> bool {
+        self.outbox.has_room(frames)
+    }
+
     /// Closes the session (a close packet is sent when the transport allows).
     pub fn close(&self) {
         self.addr.do_send(session::ServerClose);

@@ -12,6 +12,10 @@ use super::session::{WsFrame, WsTx};
 use super::Message;
 use crate::realtime::lock;
 
+/// A sender may add work only while this share of the queue (a quarter) stays free: the rest
+/// is the room for what is already accepted elsewhere (replies, typing, acks) to still fit.
+const HEADROOM_DIVISOR: usize = 4;
+
 pub(crate) struct Outbox {
     capacity: usize,
     state: Mutex<State>,
@@ -85,6 +89,21 @@ impl Outbox {
         }
     }
 
+    /// Whether `frames` more frames fit with a quarter of the queue still free. The engine asks
+    /// before it accepts a message that will be relayed here, so a reader that falls behind
+    /// makes new messages "busy" (the sender retries) instead of overflowing and being closed.
+    pub(crate) fn has_room(&self, frames: usize) -> bool {
+        let st = lock(&self.state);
+        if st.closed {
+            return true; // nothing will be queued: a closed connection holds nobody back
+        }
+        let (free, capacity) = match &st.direct {
+            Some(tx) => (tx.capacity(), tx.max_capacity()),
+            None => (self.capacity.saturating_sub(st.frames.len()), self.capacity),
+        };
+        free >= frames + capacity / HEADROOM_DIVISOR
+    }
+
     /// Everything queued, oldest first; the next push wakes the session again.
     pub(crate) fn take(&self) -> Vec<Message> {
         let mut st = lock(&self.state);
@@ -133,6 +152,21 @@ mod tests {
         assert_eq!(outbox.push(vec![text("b"), text("c")]), Pushed::Queued);
         assert_eq!(outbox.take(), vec![text("a"), text("b"), text("c")]);
         assert_eq!(outbox.push(vec![text("d")]), Pushed::Wake);
+    }
+
+    #[test]
+    fn room_keeps_a_quarter_of_the_queue_free() {
+        let outbox = Outbox::new(8);
+        assert!(outbox.has_room(1));
+        assert_eq!(outbox.push((0..5).map(|i| text(&i.to_string())).collect()), Pushed::Wake);
+        // 3 free: one more frame would leave 2 free, the quarter of 8 the queue keeps.
+        assert!(outbox.has_room(1));
+        assert!(!outbox.has_room(2));
+        outbox.push(vec![text("5")]);
+        assert!(!outbox.has_room(1));
+        outbox.take();
+        assert!(outbox.has_room(6));
+        assert!(!outbox.has_room(7));
     }
 
     #[test]

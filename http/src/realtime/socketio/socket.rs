@@ -237,6 +237,11 @@ impl Socket {
         st.connected && !st.closed
     }
 
+    /// Whether `frames` more packets fit in the connection's outbound queue with headroom.
+    pub fn has_room(&self, frames: usize) -> bool {
+        self.inner.conn.has_room(frames)
+    }
+
     /// Registers the handler of `event`. It runs as a spawned future.
     pub fn on<F, Fut>(&self, event: impl Into<String>, handler: F)
     where
