@@ -62,6 +62,9 @@ pub struct Settings {
     /// The landing page's demo bot: on (created on first start from the repository's seed) or
     /// off (`PARLEY_DEMO_BOT=off`: the landing page shows screenshots).
     pub demo_bot: bool,
+    /// Accounts (emails, comma-separated) seated as agents of the demo bot at start, so a
+    /// landing visitor who asks for a person reaches whoever of them is online.
+    pub demo_operators: String,
 }
 
 /// When the weekly report goes out (to users who turned "Weekly reports" on).
@@ -350,6 +353,7 @@ impl std::fmt::Debug for Settings {
             .field("crawler", &self.crawler)
             .field("reports", &self.reports)
             .field("demo_bot", &self.demo_bot)
+            .field("demo_operators", &self.demo_operators)
             .finish()
     }
 }

@@ -96,7 +96,9 @@ impl Application {
             .map_err(|e| StartError::Other(e.message))?;
         let (engine, trainer) = build_engine(&settings, &store)?;
         let demo_bot = if settings.demo_bot {
-            Some(crate::demo::ensure(&store, &trainer).await.map_err(StartError::Other)?)
+            let bot = crate::demo::ensure(&store, &trainer).await.map_err(StartError::Other)?;
+            crate::demo::seat_operators(&store, &bot, &settings.demo_operators).await;
+            Some(bot)
         } else {
             None
         };

@@ -3,11 +3,12 @@
 //! retrieval and widget. Its account cannot sign in (no password, an unroutable address) and is
 //! on the unlimited plan, so it counts against nobody's plan; the visitor limits of every bot
 //! apply to it (and its own per-conversation rate limit is on). `PARLEY_DEMO_BOT=off` skips it.
+//! `PARLEY_DEMO_OPERATORS` names the accounts seated as its agents, who take its handoffs.
 
 use parley_engine::ingest::Trainer;
 use parley_store::bots::{NewBot, WidgetConfig};
 use parley_store::users::NewUser;
-use parley_store::Store;
+use parley_store::{Role, Store, StoreError};
 use serde::Deserialize;
 
 const SEED: &str = include_str!("../demo/parley-bot.json");
@@ -75,4 +76,40 @@ pub async fn ensure(store: &Store, trainer: &Trainer) -> Result<String, String> 
     }
     tracing::info!(bot = %bot.id, "created the demo bot from http/demo/parley-bot.json");
     Ok(bot.id)
+}
+
+/// Seats each account named in `emails` (comma-separated) as an agent of the demo bot, so a
+/// visitor who asks for a person reaches whichever of them is online. Idempotent: someone
+/// already on the team is left as they are. Problems are logged, never fatal: the demo works
+/// without operators (the handoff then waits, as on any bot with nobody online).
+pub async fn seat_operators(store: &Store, bot_id: &str, emails: &str) {
+    let Ok(Some(bot)) = store.bot_by_id(bot_id).await else {
+        tracing::warn!(bot = bot_id, "demo operators: the demo bot is not there");
+        return;
+    };
+    for email in emails.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        if let Err(e) = seat(store, bot_id, &bot.owner_id, email).await {
+            tracing::warn!(email, "demo operator not seated: {e}");
+        }
+    }
+}
+
+async fn seat(store: &Store, bot_id: &str, owner_id: &str, email: &str) -> Result<(), String> {
+    let user = store
+        .user_by_email(email)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or("no account with that email yet (sign up, then restart)")?;
+    let invite = match store.invite_member(bot_id, email, Role::Agent, owner_id).await {
+        Ok(invite) => invite,
+        Err(StoreError::Conflict(_)) => return Ok(()), // already on the team, or invited
+        Err(e) => return Err(e.to_string()),
+    };
+    match store.accept_invitation(bot_id, &invite.id, &user.id).await {
+        Ok(_) => {
+            tracing::info!(email, "seated as an agent of the demo bot");
+            Ok(())
+        }
+        Err(e) => Err(e.to_string()),
+    }
 }

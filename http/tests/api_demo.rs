@@ -9,7 +9,7 @@ use reqwest::StatusCode;
 use serde_json::json;
 use support::TestApp;
 
-on_both_backends!(the_demo_bot_answers_about_parley, no_demo_bot_when_off);
+on_both_backends!(the_demo_bot_answers_about_parley, no_demo_bot_when_off, demo_operators_are_seated_as_its_agents);
 
 async fn the_demo_bot_answers_about_parley(backend: parley_store::Backend) {
     let app = TestApp::spawn_with(backend, |s| {
@@ -67,4 +67,28 @@ async fn no_demo_bot_when_off(backend: parley_store::Backend) {
     let (status, demo) = app.get("/api/demo", None).await;
     assert_eq!((status, demo), (StatusCode::OK, json!({"enabled": false, "botId": null})));
     assert!(app.state.store.user_by_email(DEMO_EMAIL).await.unwrap().is_none());
+}
+
+/// `PARLEY_DEMO_OPERATORS`: each named account becomes an agent of the demo bot at start (one
+/// with no account yet is skipped, and seated at the start after it signs up), once only.
+async fn demo_operators_are_seated_as_its_agents(backend: parley_store::Backend) {
+    let app = TestApp::spawn_with(backend, |s| {
+        s.demo_bot = true;
+        s.demo_operators = " Ops@Example.com , later@example.com,,".into();
+    })
+    .await;
+    let (_, demo) = app.get("/api/demo", None).await;
+    let bot = demo["botId"].as_str().unwrap().to_string();
+    assert!(app.state.store.team_members(&bot).await.unwrap().is_empty(), "nobody has an account yet");
+
+    let (token, user_id) = app.signup("ops@example.com").await;
+    let app = app.restart().await;
+    let app = app.restart().await;
+    let team = app.state.store.team_members(&bot).await.unwrap();
+    assert_eq!(team.len(), 1, "{team:?}");
+    assert_eq!((team[0].user_id.as_deref(), team[0].role.as_str(), team[0].status.as_str()), (Some(user_id.as_str()), "agent", "active"));
+    // The operator sees the demo bot among their bots, as an agent.
+    let (status, bots) = app.get("/api/bots", Some(&token)).await;
+    assert_eq!(status, StatusCode::OK, "{bots}");
+    assert!(bots.to_string().contains(&bot), "{bots}");
 }
