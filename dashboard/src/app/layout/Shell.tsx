@@ -1,8 +1,10 @@
+import { useEffect } from 'react';
 import { Box, Burger, Drawer, Group, Text } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { Outlet } from 'react-router';
 import { VerifyEmailBanner } from '@/features/auth/components/VerifyEmailBanner';
 import { UsageBanner } from '@/features/billing/components/UsageBanner';
+import { loadBots } from '@/features/bots/stores/bots';
 import { Sidebar } from './Sidebar';
 
 /** The sidebar turns into a slide-in drawer below this width (spec §9). */
@@ -12,6 +14,13 @@ const SIDEBAR_WIDTH = 280;
 export function Shell() {
   const wide = useMediaQuery(`(min-width: ${SIDEBAR_BREAKPOINT_PX}px)`, true, { getInitialValueInEffect: false });
   const [opened, { toggle, close }] = useDisclosure(false);
+
+  // The bot list (with the user's role on each) is kept across reloads, so every signed-in
+  // page load refreshes it: a role changed by the owner must show on whatever screen the
+  // member opens next, not only after a visit to the overview.
+  useEffect(() => {
+    void loadBots({ keepOnError: true });
+  }, []);
 
   if (wide) {
     return (

@@ -82,3 +82,15 @@ describe('an editor and an agent', () => {
     await waitFor(() => expect(screen.queryByRole('button', { name: /Start Training/ })).toBeNull());
   });
 });
+
+describe('a role changed by the owner', () => {
+  it('shows on the next page load of any screen, not only the overview', async () => {
+    as('viewer');
+    // The list kept from an earlier visit still says editor; the server says viewer now.
+    bots.bots = [bot('b1', 'Helper', { role: 'editor' })] as unknown as typeof bots.bots;
+    renderApp('/preview');
+    await screen.findByTestId('read-only-notice');
+    await screen.findByTestId('customize-editor');
+    expect(screen.queryByRole('button', { name: 'Save' })).toBeNull();
+  });
+});

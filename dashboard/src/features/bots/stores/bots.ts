@@ -23,7 +23,11 @@ export function activeBot<B extends Pick<Bot, '_id'>>(s: { bots: readonly B[]; a
   return s.bots.find((b) => b._id === s.activeBotId) ?? null;
 }
 
-export async function loadBots(): Promise<void> {
+/**
+ * Reloads the list from the server. `keepOnError`: a failed refresh leaves the list as it was
+ * (a background refresh must not empty the screen over a network blip).
+ */
+export async function loadBots({ keepOnError = false }: { keepOnError?: boolean } = {}): Promise<void> {
   bots.loading = true;
   try {
     const { bots: list } = await botsApi.list();
@@ -31,7 +35,7 @@ export async function loadBots(): Promise<void> {
     // An active bot that is gone (deleted elsewhere, access removed) is no longer active.
     if (bots.activeBotId && !list.some((b) => b._id === bots.activeBotId)) bots.activeBotId = null;
   } catch {
-    bots.bots = [];
+    if (!keepOnError) bots.bots = [];
   } finally {
     bots.loading = false;
   }
