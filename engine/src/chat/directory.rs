@@ -4,6 +4,11 @@
 //! Entries are dropped when the bot, a setting or a role changes (`Engine::bot_changed`,
 //! `Engine::access_changed`), and in any case after `FRESH_FOR`, so a change made by a path
 //! that forgot to say so is seen within seconds.
+//!
+//! A missing entry is loaded by one caller while the others wanting it wait and then read the
+//! cache. Without this, every expiry of a busy bot's entry sent each of its in-flight
+//! messages to the database at once (at 20,000 msg/s, tens of thousands of reads queued for
+//! 8 pooled connections, and messages refused while they timed out).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,6 +16,10 @@ use std::time::Duration;
 use moka::sync::Cache;
 use parley_store::bots::{BotSettings, WidgetConfig};
 use parley_store::{Role, Store, StoreError};
+
+/// Loads are single-flight per stripe: a key's loaders queue on the stripe its hash picks, so
+/// a herd for one bot makes one read, and loads for different bots mostly run side by side.
+const LOAD_STRIPES: usize = 64;
 
 /// How long an entry may be served without being reloaded.
 const FRESH_FOR: Duration = Duration::from_secs(10);
@@ -38,6 +47,16 @@ pub struct Directory {
     store: Store,
     bots: Cache<String, Option<Arc<BotInfo>>>,
     roles: Cache<(String, String), Option<Role>>,
+    loading: Arc<[tokio::sync::Mutex<()>]>,
+}
+
+impl Directory {
+    /// The load lock of `key`'s stripe.
+    fn stripe(&self, key: &impl std::hash::Hash) -> &tokio::sync::Mutex<()> {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        let hash = BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(key);
+        &self.loading[(hash as usize) % self.loading.len()]
+    }
 }
 
 impl Directory {
@@ -46,6 +65,7 @@ impl Directory {
             store,
             bots: Cache::builder().max_capacity(BOTS).time_to_live(FRESH_FOR).build(),
             roles: Cache::builder().max_capacity(ROLES).time_to_live(FRESH_FOR).build(),
+            loading: (0..LOAD_STRIPES).map(|_| tokio::sync::Mutex::new(())).collect(),
         }
     }
 
@@ -53,6 +73,10 @@ impl Directory {
     pub async fn bot(&self, bot_id: &str) -> Result<Option<Arc<BotInfo>>, StoreError> {
         if let Some(known) = self.bots.get(bot_id) {
             return Ok(known);
+        }
+        let _loading = self.stripe(&bot_id).lock().await;
+        if let Some(known) = self.bots.get(bot_id) {
+            return Ok(known); // loaded by the caller this one waited for
         }
         let info = match self.store.bot_by_id(bot_id).await? {
             None => None,
@@ -80,6 +104,10 @@ impl Directory {
     /// The member's role on the bot, `None` when they have none.
     pub async fn role(&self, user_id: &str, bot_id: &str) -> Result<Option<Role>, StoreError> {
         let key = (user_id.to_string(), bot_id.to_string());
+        if let Some(known) = self.roles.get(&key) {
+            return Ok(known);
+        }
+        let _loading = self.stripe(&key).lock().await;
         if let Some(known) = self.roles.get(&key) {
             return Ok(known);
         }
