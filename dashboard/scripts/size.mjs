@@ -1,10 +1,11 @@
-// Prints the dashboard's JavaScript, gzipped, and fails the build when the initial JS (the entry
-// chunk and its static imports, which every screen loads before drawing anything) grows past its
-// budget. Run by `npm run build` after `vite build` (which writes dist/.vite/manifest.json).
+// Prints the dashboard's JavaScript, gzipped, and fails the build when a budget is exceeded.
+// Run by `npm run build` after `vite build` (which writes dist/.vite/manifest.json).
 //
-// It also prints what the first screens load in all: the initial JS plus the lazy chunks of the
-// screen's route modules and their static imports. Those totals are reported, not enforced: with
-// the shell and bot list, /dashboard is above the budget (README, "Web app sizes").
+// - The initial JS: the entry chunk and its static imports, which every screen loads before it
+//   draws anything. Budget 150 kB.
+// - A first screen: the initial JS plus the lazy chunks of the screen's route modules and their
+//   static imports. /login is held to 150 kB. /dashboard (the shell with its menus and the bot
+//   list) is above that today; it is printed, not enforced (README, "Web app sizes").
 // Everything is read from Vite's manifest. Sizes are gzip at zlib's default level, in kB of 1000
 // bytes, as Vite prints them.
 import { readFileSync } from 'node:fs';
@@ -14,8 +15,12 @@ const BUDGET_KB = 150;
 
 /** The first screens a user can land on, by the route modules React.lazy loads for them. */
 const SCREENS = {
-  '/login': ['src/app/routes/login.tsx'],
-  '/dashboard': ['src/app/layout/Shell.tsx', 'src/app/routes/my-bots.tsx'],
+  '/login': { modules: ['src/app/routes/login.tsx'], enforced: true },
+  // With bots, the list then fetches the cards' sparklines.
+  '/dashboard': {
+    modules: ['src/app/layout/Shell.tsx', 'src/app/routes/my-bots.tsx', 'src/features/analytics/components/BotSparkline.tsx'],
+    enforced: false,
+  },
 };
 
 const dist = new URL('../dist/', import.meta.url);
@@ -48,16 +53,21 @@ for (const f of chunks) console.log(`  ${kb(gzipped(f).gz)}  ${f}  (${kb(gzipped
 
 const entryKey = Object.keys(manifest).find((k) => manifest[k].isEntry);
 const entry = closure(entryKey);
-const initial = total(entry);
-for (const [path, modules] of Object.entries(SCREENS)) {
+const failures = [];
+const report = (label, files, enforced) => {
+  const gz = total(files);
+  const over = gz > BUDGET_KB * 1000;
+  if (over && enforced) failures.push(label);
+  const verdict = !over ? `budget ${BUDGET_KB} kB` : enforced ? `OVER the ${BUDGET_KB} kB budget` : `above ${BUDGET_KB} kB, not enforced`;
+  console.log(`${label}: ${kb(gz).trim()} kB gzipped in ${files.size} chunks (${verdict})`);
+};
+report('initial JS (entry + static imports)', entry, true);
+for (const [path, { modules, enforced }] of Object.entries(SCREENS)) {
   const files = new Set(entry);
   for (const m of modules) closure(m, files);
-  const gz = total(files);
-  const note = gz <= BUDGET_KB * 1000 ? 'within' : 'above';
-  console.log(`first screen ${path} (initial JS + its lazy chunks): ${kb(gz).trim()} kB gzipped in ${files.size} chunks, ${note} ${BUDGET_KB} kB`);
+  report(`first screen ${path} (initial JS + its lazy chunks)`, files, enforced);
 }
-console.log(`initial JS (entry + static imports): ${kb(initial).trim()} kB gzipped in ${entry.size} chunks (budget ${BUDGET_KB} kB)`);
-if (initial > BUDGET_KB * 1000) {
-  console.error(`The dashboard's initial JS is over its ${BUDGET_KB} kB budget: lazy-load what the first screen does not draw.`);
+if (failures.length) {
+  console.error(`Over budget: ${failures.join('; ')}. Lazy-load what the first screen does not draw.`);
   process.exit(1);
 }

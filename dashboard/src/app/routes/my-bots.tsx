@@ -28,7 +28,7 @@ import { loadDashboardStats, overview } from '@/features/overview/stores/overvie
 import { errorMessage } from '@/lib/api';
 import { notify } from '@/lib/notify';
 
-// The sparklines' chart library loads after the list, not before it.
+// The sparklines load after the list, not before it.
 const BotSparkline = lazy(() => import('@/features/analytics/components/BotSparkline').then((m) => ({ default: m.BotSparkline })));
 // The create wizard and the share dialog (forms, tabs, snippets) load when first opened, not with
 // the list; once loaded they stay mounted so their modals can animate closed.
