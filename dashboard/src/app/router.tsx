@@ -1,18 +1,14 @@
 // The spec's route table. Inside the shell every route needs a signed-in user; the screens that
 // work on one bot also need an active bot. /agent-dashboard, /bot-settings and /teams do not: the
 // spec gives them their own "no bot selected" states.
-import { lazy, Suspense, type ComponentType, type JSX } from 'react';
+import { Suspense, type JSX } from 'react';
 import { useRoutes, type RouteObject } from 'react-router';
 import { PageLoader } from '@/components/PageLoader';
+import { lazyScreen } from './lazy-screen';
 import { RedirectIfSignedIn, RequireAuth, RequireBot } from './routes/guards';
 
-// Every screen is its own chunk, fetched when a route first needs it: the first screen (/login,
-// /dashboard) loads only its own code, not the agent workspace, charts or the landing page.
-// Screens export named components; React.lazy wants a default export.
-function lazyScreen<M>(load: () => Promise<M>, name: keyof M) {
-  return lazy(() => load().then((m) => ({ default: m[name] as ComponentType })));
-}
-
+// Every screen is its own chunk, fetched when a route first needs it (lazyScreen): the first
+// screen (/login, /dashboard) loads only its own code, not the agent workspace or the landing page.
 const LandingRoute = lazyScreen(() => import('./routes/landing'), 'LandingRoute');
 const TermsRoute = lazyScreen(() => import('./routes/legal'), 'TermsRoute');
 const PrivacyRoute = lazyScreen(() => import('./routes/legal'), 'PrivacyRoute');
