@@ -10,7 +10,10 @@ import { AppRoutes } from './app/router';
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <AppProvider>
-      <BrowserRouter>
+      {/* No transitions: a screen whose chunk is still loading shows its loader at once. In a
+          transition React would keep the previous screen up and usable under the new URL, and
+          what is typed there would be lost when the new screen arrives. */}
+      <BrowserRouter useTransitions={false}>
         <AppRoutes />
       </BrowserRouter>
     </AppProvider>

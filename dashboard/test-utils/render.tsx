@@ -41,7 +41,7 @@ function LocationProbe({ onLocation }: { onLocation: (l: Location) => void }) {
 }
 
 /**
- * The whole route table, starting at `path`, in a memory router as main.tsx renders it in the
+ * The whole route table, starting at `path`, in a memory router set up as main.tsx sets up the
  * browser's. Returns `router.state.location`: where the app is now, to see where it ended up.
  */
 export function renderApp(path: string) {
@@ -56,7 +56,7 @@ export function renderApp(path: string) {
   };
   const result = testingRender(
     <Providers>
-      <MemoryRouter initialEntries={[path]}>
+      <MemoryRouter initialEntries={[path]} useTransitions={false}>
         <AppRoutes />
         <LocationProbe onLocation={(l) => (location = l)} />
       </MemoryRouter>
