@@ -4,10 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# npm ci: exactly the versions in each app's package-lock.json (see scripts/npm-ci.sh).
+bash scripts/npm-ci.sh dashboard widget
 for app in dashboard widget; do
   if [ -f "$app/package.json" ]; then
     echo "==> building $app"
-    (cd "$app" && npm install --no-audit --no-fund && npm run build)
+    (cd "$app" && npm run build)
   fi
 done
 if [ -x scripts/fetch-model.sh ]; then

@@ -1,8 +1,6 @@
 #!/usr/bin/env bash
 # Makes this machine ready for the tests: PostgreSQL up (and old test databases dropped),
 # Debian's chromium for the browser tests, npm packages. Idempotent; safe to run every time.
-# npm install (not npm ci): the registry here lacks rollup's builds for other platforms, so the
-# lockfile cannot list them and npm ci would call it out of sync; install keeps the lockfile as is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,11 +22,9 @@ if [ -d e2e ] && grep -q playwright e2e/package.json 2>/dev/null && [ ! -x /usr/
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
 
-for dir in dashboard widget e2e benches/peers/socketio-node; do
-  if [ -f "$dir/package.json" ]; then
-    (cd "$dir" && npm install --no-audit --no-fund --loglevel=error)
-  fi
-done
+# npm ci: exactly the versions in each package-lock.json; it fails rather than drift when a
+# lockfile is out of date (see scripts/npm-ci.sh).
+bash scripts/npm-ci.sh dashboard widget e2e benches/peers/socketio-node
 # The API contract run (scripts/contract.sh); pinned, since a new release may add checks.
 if ! command -v schemathesis >/dev/null || ! schemathesis --version 2>/dev/null | grep -q '4\.32\.5'; then
   echo "==> installing schemathesis for the API contract run"

@@ -1,10 +1,11 @@
 import type { ReactElement, ReactNode } from 'react';
+import type { Location } from 'react-router';
 import { render as testingRender } from '@testing-library/react';
 import { MantineProvider } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
-import { MemoryRouter, RouterProvider } from 'react-router';
+import { MemoryRouter, RouterProvider, useLocation } from 'react-router';
 import { theme } from '@/app/theme';
-import { createTestRouter } from '@/app/router';
+import { AppRoutes } from '@/app/router';
 
 function Providers({ children }: { children: ReactNode }) {
   return (
@@ -33,12 +34,32 @@ export function renderRouter(router: Parameters<typeof RouterProvider>[0]['route
   );
 }
 
-/** The whole route table, starting at `path`; returns the router to inspect where it ended up. */
+/** Reports every location the app's router reaches. */
+function LocationProbe({ onLocation }: { onLocation: (l: Location) => void }) {
+  onLocation(useLocation());
+  return null;
+}
+
+/**
+ * The whole route table, starting at `path`, in a memory router set up as main.tsx sets up the
+ * browser's. Returns `router.state.location`: where the app is now, to see where it ended up.
+ */
 export function renderApp(path: string) {
-  const router = createTestRouter([path]);
+  let location: Location | null = null;
+  const router = {
+    state: {
+      get location(): Location {
+        if (!location) throw new Error('the app has not rendered yet');
+        return location;
+      },
+    },
+  };
   const result = testingRender(
     <Providers>
-      <RouterProvider router={router} />
+      <MemoryRouter initialEntries={[path]} useTransitions={false}>
+        <AppRoutes />
+        <LocationProbe onLocation={(l) => (location = l)} />
+      </MemoryRouter>
     </Providers>,
   );
   return { router, ...result };

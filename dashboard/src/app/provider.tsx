@@ -1,6 +1,7 @@
 import { useEffect, useState, type ReactNode } from 'react';
-import { Center, Loader, MantineProvider } from '@mantine/core';
+import { MantineProvider } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
+import { PageLoader } from '@/components/PageLoader';
 import { theme } from './theme';
 import { boot } from './boot';
 
@@ -14,13 +15,7 @@ export function AppProvider({ children }: { children: ReactNode }) {
   return (
     <MantineProvider theme={theme}>
       <Notifications position="top-right" limit={20} />
-      {ready ? (
-        children
-      ) : (
-        <Center h="100vh">
-          <Loader aria-label="Loading" />
-        </Center>
-      )}
+      {ready ? children : <PageLoader />}
     </MantineProvider>
   );
 }

@@ -59,8 +59,10 @@ async function openChat(theme: Record<string, unknown> = {}) {
 }
 
 const box = () => screen.getByLabelText('Type your message') as HTMLTextAreaElement;
+// Typing fires `input` events; the page runs on preact/compat, whose onChange listens to those
+// (as browsers fire them per keystroke), not to the `change` fired when a field loses focus.
 async function type(text: string, key: { shiftKey?: boolean } = {}) {
-  fireEvent.change(box(), { target: { value: text } });
+  fireEvent.input(box(), { target: { value: text } });
   await act(async () => {
     fireEvent.keyDown(box(), { key: 'Enter', ...key });
     await vi.advanceTimersByTimeAsync(1);
@@ -124,8 +126,8 @@ describe('the visitor chat', () => {
     expect(screen.queryByRole('button', { name: 'Talk to a human' })).toBeNull();
     act(() => void vi.advanceTimersByTime(10_000));
     fireEvent.click(screen.getByRole('button', { name: 'Talk to a human' }));
-    fireEvent.change(screen.getByLabelText('Name'), { target: { value: 'Vic' } });
-    fireEvent.change(screen.getByLabelText('Email'), { target: { value: 'vic@example.com' } });
+    fireEvent.input(screen.getByLabelText('Name'), { target: { value: 'Vic' } });
+    fireEvent.input(screen.getByLabelText('Email'), { target: { value: 'vic@example.com' } });
     expect(screen.getByLabelText('Email')).toHaveAttribute('type', 'email');
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Request Support' }));
@@ -145,7 +147,7 @@ describe('the visitor chat', () => {
     server.push('new-message', { sessionId: 's1', message: { _id: 'a1m', role: 'agent', content: 'Hi, Ann here.', senderName: 'Ann' } });
     expect(screen.getByRole('article', { name: 'Ann' })).toHaveTextContent('Hi, Ann here.');
     expect(screen.queryByRole('status', { name: 'Agent is typing' })).toBeNull();
-    fireEvent.change(box(), { target: { value: 'thanks' } });
+    fireEvent.input(box(), { target: { value: 'thanks' } });
     expect(server.emitted.at(-1)).toEqual(['typing', { sessionId: 's1', isTyping: true }]);
 
     server.push('new-message', { sessionId: 's1', message: { _id: 'sys1', role: 'system', content: 'Session resolved by Ann' } });
@@ -157,7 +159,7 @@ describe('the visitor chat', () => {
   it("shows the server's refusal of an oversize message as an error", async () => {
     await openChat();
     await type('hello');
-    fireEvent.change(box(), { target: { value: 'x'.repeat(501) } });
+    fireEvent.input(box(), { target: { value: 'x'.repeat(501) } });
     expect(screen.getByText('501/500')).toHaveClass('over');
     await type('x'.repeat(501));
     expect(screen.getByRole('alert')).toHaveTextContent('Message is too long (501 characters; the limit is 500)');
@@ -173,7 +175,7 @@ describe('the visitor chat', () => {
     expect(screen.queryByRole('form', { name: 'Stay in touch' })).toBeNull();
     act(() => void vi.advanceTimersByTime(2000));
     expect(screen.getByRole('form', { name: 'Stay in touch' })).toHaveTextContent('could you please share some details?');
-    fireEvent.change(screen.getAllByLabelText('Email').at(-1)!, { target: { value: 'vic@example.com' } });
+    fireEvent.input(screen.getAllByLabelText('Email').at(-1)!, { target: { value: 'vic@example.com' } });
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
       await vi.advanceTimersByTimeAsync(1);

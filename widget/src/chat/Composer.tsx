@@ -30,7 +30,7 @@ export function Composer({ placeholder, maxLength, pending, onSend, onTyping }: 
     setTyping(false);
   };
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       send();
     }
@@ -43,8 +43,8 @@ export function Composer({ placeholder, maxLength, pending, onSend, onTyping }: 
         value={text}
         rows={1}
         onChange={(e) => {
-          setText(e.target.value);
-          setTyping(e.target.value.trim() !== '');
+          setText(e.currentTarget.value);
+          setTyping(e.currentTarget.value.trim() !== '');
         }}
         onBlur={() => setTyping(false)}
         onKeyDown={onKeyDown}

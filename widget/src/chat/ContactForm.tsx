@@ -13,14 +13,15 @@ interface Props {
 /** Name, email (email type), phone, company: the handoff request form and the lead card. */
 export function ContactForm({ title, intro, submitLabel, skipLabel, onSubmit, onSkip }: Props) {
   const [d, setD] = useState<ContactDetails>({ name: '', email: '', phone: '', company: '' });
-  const field = (key: keyof ContactDetails, label: string, type: string, autoComplete: string) => (
+  const field = (key: keyof ContactDetails, label: string, type: 'text' | 'email' | 'tel', autoComplete: string) => (
     <label className="field">
       <span>{label}</span>
       <input
-        type={type}
+        // Preact's types check each input kind on its own; these three take the same attributes.
+        type={type as 'text'}
         value={d[key]}
         autoComplete={autoComplete}
-        onChange={(e) => setD({ ...d, [key]: e.target.value })}
+        onChange={(e) => setD({ ...d, [key]: e.currentTarget.value })}
       />
     </label>
   );

@@ -34,6 +34,10 @@ function Sources({ m }: { m: ChatMessage }) {
 }
 
 /** The messages, then the assistant's thinking phrase or the agent's typing indicator. */
+// An error is announced at once. Preact's types list only the roles that ARIA in HTML allows on
+// <article>, which leaves out 'alert'; browsers and screen readers honour it all the same.
+const ALERT_ROLE: Record<string, string> = { role: 'alert' };
+
 export function Conversation({ messages, botName, welcome, thinking, agentTyping, showTyping }: Props) {
   const end = useRef<HTMLDivElement>(null);
   const phrase = useRotating(THINKING_PHRASES.length, THINKING_ROTATE_MS, thinking);
@@ -51,7 +55,7 @@ export function Conversation({ messages, botName, welcome, thinking, agentTyping
           key={m.id}
           aria-label={sender(m, botName)}
           className={`bubble ${m.role}${m.isError ? ' error' : ''}${m.local ? ' sending' : ''}`}
-          role={m.isError ? 'alert' : undefined}
+          {...(m.isError ? ALERT_ROLE : undefined)}
         >
           {m.role === 'agent' && <span className="who">{sender(m, botName)}</span>}
           <span className="text">{m.content}</span>

@@ -24,13 +24,15 @@ describe('Shell under 1024 px', () => {
     await waitFor(() => expect(screen.queryByRole('link', { name: 'Billing' })).toBeNull());
   });
 
-  it('Sign Out clears the session and returns to /login', async () => {
-    const { router } = renderApp('/dashboard');
+  it('Sign Out clears the session and returns to /login, remembering where the user was', async () => {
+    const { router } = renderApp('/dashboard?q=1');
     const u = userEvent.setup();
     await u.click(await screen.findByRole('button', { name: 'Toggle navigation' }));
     await u.click(await screen.findByRole('button', { name: 'Sign Out' }));
     await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
     expect(session.loggedIn).toBe(false);
     expect(localStorage.getItem('authToken')).toBeNull();
+    // Signing in again comes back to the same screen.
+    expect(router.state.location.state).toMatchObject({ from: { pathname: '/dashboard', search: '?q=1' } });
   });
 });

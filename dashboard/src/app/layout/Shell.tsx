@@ -1,15 +1,23 @@
-import { useEffect } from 'react';
+import { Suspense, useEffect } from 'react';
 import { Box, Burger, Drawer, Group, Text } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { Outlet } from 'react-router';
 import { VerifyEmailBanner } from '@/features/auth/components/VerifyEmailBanner';
 import { UsageBanner } from '@/features/billing/components/UsageBanner';
 import { loadBots } from '@/features/bots/stores/bots';
+import { PageLoader } from '@/components/PageLoader';
 import { Sidebar } from './Sidebar';
 
 /** The sidebar turns into a slide-in drawer below this width (spec §9). */
 export const SIDEBAR_BREAKPOINT_PX = 1024;
 const SIDEBAR_WIDTH = 280;
+
+/** The screen's chunk may still be on its way (see router.tsx): the sidebar stays meanwhile. */
+const Screen = () => (
+  <Suspense fallback={<PageLoader inline />}>
+    <Outlet />
+  </Suspense>
+);
 
 export function Shell() {
   const wide = useMediaQuery(`(min-width: ${SIDEBAR_BREAKPOINT_PX}px)`, true, { getInitialValueInEffect: false });
@@ -35,7 +43,7 @@ export function Shell() {
         <Box component="main" p="lg" style={{ flex: 1, minWidth: 0 }}>
           <VerifyEmailBanner />
           <UsageBanner />
-          <Outlet />
+          <Screen />
         </Box>
       </Box>
     );
@@ -56,7 +64,7 @@ export function Shell() {
       <Box component="main" p="md">
         <VerifyEmailBanner />
         <UsageBanner />
-        <Outlet />
+        <Screen />
       </Box>
     </Box>
   );

@@ -42,6 +42,7 @@ import type { Platform } from '@/features/auth/api/auth';
 import { BotAvatar } from '@/features/bots/components/BotAvatar';
 import { activeBot, bots, selectBot } from '@/features/bots/stores/bots';
 import { can, type BotAction } from '@/lib/permissions';
+import type { FromState } from '@/app/routes/guards';
 
 interface Item {
   to: string;
@@ -179,6 +180,7 @@ function BotPicker({ onPicked }: { onPicked: () => void }) {
 function ProfileCard({ onNavigate }: { onNavigate: () => void }) {
   const snap = useSnapshot(session);
   const navigate = useNavigate();
+  const location = useLocation();
   const plan = snap.platform[0];
   const used = creditsUsedPercent(plan);
   return (
@@ -214,7 +216,9 @@ function ProfileCard({ onNavigate }: { onNavigate: () => void }) {
         leftSection={<IconLogout size={16} />}
         onClick={() => {
           signOut();
-          navigate('/login', { replace: true });
+          // Signing in again comes back here (as when a guard sends a signed-out user to /login).
+          const from = { pathname: location.pathname, search: location.search, hash: location.hash };
+          navigate('/login', { replace: true, state: { from } satisfies FromState });
         }}
       >
         Sign Out

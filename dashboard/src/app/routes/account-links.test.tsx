@@ -47,7 +47,9 @@ describe('links mailed by the server', () => {
     const u = userEvent.setup();
     await u.click(screen.getByRole('link', { name: 'Forgot password?' }));
     await waitFor(() => expect(router.state.location.pathname).toBe('/forgot-password'));
-    await u.type(await screen.findByLabelText(/^Email/), 'ada@example.com');
+    // The screen is a lazy chunk: sign-in stays on screen until it has arrived.
+    await screen.findByRole('button', { name: 'Send reset link' });
+    await u.type(screen.getByLabelText(/^Email/), 'ada@example.com');
     await u.click(screen.getByRole('button', { name: 'Send reset link' }));
     expect(await screen.findByText('If an account exists for this email, we sent a link.')).toBeInTheDocument();
     expect(calls.find((c) => c.path === '/api/auth/forgot-password')?.body).toEqual({ email: 'ada@example.com' });

@@ -31,7 +31,7 @@ describe('route guard', () => {
     expect(router.state.location.state).toMatchObject({ from: { pathname: '/billing', search: '?tab=plans' } });
 
     const u = userEvent.setup();
-    await u.type(screen.getByLabelText(/^Email/), 'ada@example.com');
+    await u.type(await screen.findByLabelText(/^Email/), 'ada@example.com');
     await u.type(screen.getByLabelText(/^Password/), 'secret-one');
     await u.click(screen.getByRole('button', { name: 'Sign in' }));
     await waitFor(() => expect(router.state.location.pathname).toBe('/billing'));
@@ -108,7 +108,7 @@ describe('sign-up redirect', () => {
   it('stays on the confirmation for about a second, then goes to /dashboard', async () => {
     const { router } = renderApp('/signup');
     const u = userEvent.setup();
-    await u.type(screen.getByLabelText(/^Email/), 'ada@example.com');
+    await u.type(await screen.findByLabelText(/^Email/), 'ada@example.com');
     await u.type(screen.getByLabelText(/^Password/), 'secret-one');
     await u.type(screen.getByLabelText(/^Confirm Password/), 'secret-one');
     const sent = Date.now();

@@ -20,8 +20,6 @@ import { PageHeader } from '@/components/PageHeader';
 import type { Bot } from '@/features/bots/api/bots';
 import { loadSparklines } from '@/features/analytics/stores/analytics';
 import { BotCard } from '@/features/bots/components/BotCard';
-import { CreateBotWizard } from '@/features/bots/components/CreateBotWizard';
-import { ShareDialog } from '@/features/bots/components/ShareDialog';
 import { bots, deleteBot, loadBots, selectBot } from '@/features/bots/stores/bots';
 import { displayName, filterBots, type BotSort, type StatusFilter } from '@/features/bots/stores/filter';
 import { InvitationsList } from '@/features/invitations/components/InvitationsList';
@@ -30,8 +28,19 @@ import { loadDashboardStats, overview } from '@/features/overview/stores/overvie
 import { errorMessage } from '@/lib/api';
 import { notify } from '@/lib/notify';
 
-// The sparklines' chart library loads after the list, not before it.
+// The sparklines load after the list, not before it.
 const BotSparkline = lazy(() => import('@/features/analytics/components/BotSparkline').then((m) => ({ default: m.BotSparkline })));
+// The create wizard and the share dialog (forms, tabs, snippets) load when first opened, not with
+// the list; once loaded they stay mounted so their modals can animate closed.
+const CreateBotWizard = lazy(() => import('@/features/bots/components/CreateBotWizard').then((m) => ({ default: m.CreateBotWizard })));
+const ShareDialog = lazy(() => import('@/features/bots/components/ShareDialog').then((m) => ({ default: m.ShareDialog })));
+
+/** True from the first time `flag` is true on. */
+function useOnceTrue(flag: boolean) {
+  const [seen, setSeen] = useState(flag);
+  if (flag && !seen) setSeen(true);
+  return seen || flag;
+}
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -63,6 +72,8 @@ export function MyBotsRoute() {
   const [initialWebsite] = useState(() => params.get('website') ?? undefined);
   const [sharing, setSharing] = useState<Bot | null>(null);
   const [deleting, setDeleting] = useState<Bot | null>(null);
+  const wizardUsed = useOnceTrue(wizardOpen);
+  const shareUsed = useOnceTrue(sharing !== null);
   const [deleteBusy, setDeleteBusy] = useState(false);
 
   useEffect(() => {
@@ -224,15 +235,23 @@ export function MyBotsRoute() {
         </SimpleGrid>
       )}
 
-      <CreateBotWizard
-        opened={wizardOpen}
-        initialWebsite={initialWebsite}
-        onClose={() => {
-          setWizardOpen(false);
-          if (params.has('create')) setParams({}, { replace: true });
-        }}
-      />
-      <ShareDialog bot={sharing} onClose={() => setSharing(null)} />
+      {wizardUsed && (
+        <Suspense fallback={null}>
+          <CreateBotWizard
+            opened={wizardOpen}
+            initialWebsite={initialWebsite}
+            onClose={() => {
+              setWizardOpen(false);
+              if (params.has('create')) setParams({}, { replace: true });
+            }}
+          />
+        </Suspense>
+      )}
+      {shareUsed && (
+        <Suspense fallback={null}>
+          <ShareDialog bot={sharing} onClose={() => setSharing(null)} />
+        </Suspense>
+      )}
       <Modal opened={deleting !== null} onClose={() => setDeleting(null)} title="Delete Bot">
         <Text mb="md">Are you sure you want to delete "{deleting ? displayName(deleting) : ''}"?</Text>
         <Group justify="flex-end">

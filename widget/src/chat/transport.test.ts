@@ -1,0 +1,69 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+// socket.io-client stand-in: records the sockets the transport creates and what it does with them.
+const fake = vi.hoisted(() => {
+  class FakeSocket {
+    handlers = new Map<string, ((p: unknown) => void)[]>();
+    emitted: [string, unknown][] = [];
+    closed = false;
+    constructor(public opts: Record<string, unknown>) {}
+    on(event: string, h: (p: unknown) => void) {
+      this.handlers.set(event, [...(this.handlers.get(event) ?? []), h]);
+      return this;
+    }
+    fire(event: string, payload?: unknown) {
+      (this.handlers.get(event) ?? []).forEach((h) => h(payload));
+    }
+    timeout() {
+      return { emitWithAck: async (event: string, payload: unknown) => (this.emitted.push([event, payload]), { success: true }) };
+    }
+    close() {
+      this.closed = true;
+    }
+  }
+  return { FakeSocket, sockets: [] as InstanceType<typeof FakeSocket>[] };
+});
+vi.mock('socket.io-client', () => ({
+  io: (opts: Record<string, unknown>) => {
+    const s = new fake.FakeSocket(opts);
+    fake.sockets.push(s);
+    return s;
+  },
+}));
+
+const { httpTransport } = await import('./transport');
+
+beforeEach(() => {
+  fake.sockets.length = 0;
+});
+
+describe('the live transport', () => {
+  it('loads socket.io-client on connect, keeping the handlers and emits made meanwhile', async () => {
+    const onReconnect = vi.fn();
+    const live = httpTransport.connect('tok', onReconnect);
+    const seen: unknown[] = [];
+    live.on('new-message', (p) => seen.push(p));
+    const ack = live.emit('join-session', { sessionId: 's1' });
+    expect(fake.sockets).toHaveLength(0); // nothing yet: the chunk is still on its way
+
+    await expect(ack).resolves.toEqual({ success: true });
+    const [socket] = fake.sockets;
+    expect(socket.opts).toMatchObject({ auth: { visitorToken: 'tok' }, transports: ['websocket', 'polling'], autoConnect: true });
+    expect(socket.emitted).toEqual([['join-session', { sessionId: 's1' }]]);
+    socket.fire('new-message', { sessionId: 's1' });
+    expect(seen).toEqual([{ sessionId: 's1' }]);
+
+    // The first connect is not a reconnect; the next one is.
+    socket.fire('connect');
+    socket.fire('connect');
+    expect(onReconnect).toHaveBeenCalledTimes(1);
+  });
+
+  it('never connects a channel closed before its code arrived', async () => {
+    const live = httpTransport.connect('tok', () => {});
+    live.close();
+    await vi.waitFor(() => expect(fake.sockets).toHaveLength(1));
+    expect(fake.sockets[0].opts.autoConnect).toBe(false);
+    await vi.waitFor(() => expect(fake.sockets[0].closed).toBe(true));
+  });
+});
