@@ -67,7 +67,7 @@ pub fn half_of(id: &str) -> Half {
 /// A fifth of a set's topics (when it has ten or more) is held out of its knowledge: their
 /// questions are in the set's field but not answered by it.
 fn held_out(group: &str, groups: usize) -> bool {
-    groups >= 10 && fnv1a(&format!("held-out:{group}")) % 5 == 0
+    groups >= 10 && fnv1a(&format!("held-out:{group}")).is_multiple_of(5)
 }
 
 /// Loads every `*.json` of `dir` (sorted by name). A file that does not parse is an error
