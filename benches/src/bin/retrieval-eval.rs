@@ -325,6 +325,7 @@ fn main() -> Res<()> {
 
 /// Lexical weights and confidence bars tried on the tuning halves.
 const LEXICAL_WEIGHTS: [f32; 5] = [0.0, 0.02, 0.05, 0.1, 0.2];
+const SENTENCE_RANK_WEIGHTS: [f32; 4] = [0.0, 0.25, 0.5, 1.0];
 const BARS: [f32; 13] = [0.3, 0.325, 0.35, 0.375, 0.4, 0.425, 0.45, 0.475, 0.5, 0.525, 0.55, 0.575, 0.6];
 
 /// The public sets: choose the fusion's lexical weight and the passage bar on the tuning
@@ -344,26 +345,34 @@ fn external_eval(dir: &Path, embedder: Option<&dyn Embedder>) -> Res<Value> {
     let bar = DEFAULT_THRESHOLDS.passage;
 
     // 1. Tuning halves only.
-    let mut best: Option<(f64, f32)> = None;
+    let mut best: Option<(f64, f32, f32)> = None;
     if embedder.is_some() {
-        println!("\ntuning halves: mean MRR by lexical weight (hybrid, sentences on)");
-        for w in LEXICAL_WEIGHTS {
-            let options = IndexOptions { fusion: Fusion::DenseLed { lexical_weight: w }, ..default };
-            let mut total = 0.0;
-            for t in &tasks {
-                let index = HybridIndex::build(t.chunks.clone(), embedder, options)?;
-                total += external::score(&external::run(&index, t, Half::Tune, Mode::Hybrid), bar).mrr;
-            }
-            let mean = total / tasks.len().max(1) as f64;
-            println!("  lexical {w:<5} MRR {mean:.4}");
-            // Strictly better only: ties keep the smaller weight (dense plus less).
-            if best.is_none_or(|(b, _)| mean > b + 1e-9) {
-                best = Some((mean, w));
+        println!("\ntuning halves: mean MRR by lexical weight and sentence rank weight (hybrid)");
+        for s in SENTENCE_RANK_WEIGHTS {
+            for w in LEXICAL_WEIGHTS {
+                let options =
+                    IndexOptions { fusion: Fusion::DenseLed { lexical_weight: w }, sentence_rank_weight: s, ..default };
+                let mut total = 0.0;
+                for t in &tasks {
+                    let index = HybridIndex::build(t.chunks.clone(), embedder, options)?;
+                    total += external::score(&external::run(&index, t, Half::Tune, Mode::Hybrid), bar).mrr;
+                }
+                let mean = total / tasks.len().max(1) as f64;
+                println!("  sentences {s:<5} lexical {w:<5} MRR {mean:.4}");
+                // Strictly better only: ties keep the smaller weights (dense plus less).
+                if best.is_none_or(|(b, _, _)| mean > b + 1e-9) {
+                    best = Some((mean, w, s));
+                }
             }
         }
     }
-    let tuned_weight = best.map(|(_, w)| w).unwrap_or(0.0);
-    let tuned = IndexOptions { fusion: Fusion::DenseLed { lexical_weight: tuned_weight }, ..default };
+    let tuned_weight = best.map(|(_, w, _)| w).unwrap_or(0.0);
+    let tuned_sentences = best.map(|(_, _, s)| s).unwrap_or(0.0);
+    let tuned = IndexOptions {
+        fusion: Fusion::DenseLed { lexical_weight: tuned_weight },
+        sentence_rank_weight: tuned_sentences,
+        ..default
+    };
     let mut tuned_bar = bar;
     if embedder.is_some() {
         let runs: Vec<_> = tasks
@@ -387,9 +396,9 @@ fn external_eval(dir: &Path, embedder: Option<&dyn Embedder>) -> Res<Value> {
         tuned_bar = best_bar.map(|(_, b)| b).unwrap_or(bar);
     }
     println!(
-        "\nchosen on the tuning halves: dense-led lexical weight {tuned_weight}, passage bar {tuned_bar}; \
-         the product's: {:?}, passage bar {bar}",
-        default.fusion
+        "\nchosen on the tuning halves: dense-led lexical weight {tuned_weight}, sentence rank weight \
+         {tuned_sentences}, passage bar {tuned_bar}; the product's: {:?}, sentence rank weight {}, passage bar {bar}",
+        default.fusion, default.sentence_rank_weight
     );
 
     // 2. Reporting halves.
@@ -398,11 +407,14 @@ fn external_eval(dir: &Path, embedder: Option<&dyn Embedder>) -> Res<Value> {
     let mut retrievers = vec![
         (Retriever { name: "bm25", mode: Mode::Lexical, options: plain }, bar),
         (Retriever { name: "dense (chunks)", mode: Mode::Dense, options: plain }, bar),
-        (Retriever { name: "dense + sentences", mode: Mode::Dense, options: default }, bar),
+        (Retriever { name: "dense, sentence ranks", mode: Mode::Dense, options: IndexOptions { sentence_rank_weight: 1.0, ..default } }, bar),
         (Retriever { name: "before (l=0.2, chunks)", mode: Mode::Hybrid, options: before }, bar),
         (Retriever { name: "default", mode: Mode::Hybrid, options: default }, bar),
     ];
-    if format!("{:?}", tuned.fusion) != format!("{:?}", default.fusion) || tuned_bar != bar {
+    if format!("{:?}", tuned.fusion) != format!("{:?}", default.fusion)
+        || tuned.sentence_rank_weight != default.sentence_rank_weight
+        || tuned_bar != bar
+    {
         retrievers.push((Retriever { name: "tuned", mode: Mode::Hybrid, options: tuned }, tuned_bar));
     }
     let mut rows = Vec::new();
@@ -430,7 +442,7 @@ fn external_eval(dir: &Path, embedder: Option<&dyn Embedder>) -> Res<Value> {
     }
     Ok(json!({
         "sets": sets.iter().map(|s| json!({"name": s.name, "pairs": s.pairs.len(), "package": s.package, "licence": s.licence, "attribution": s.attribution})).collect::<Vec<_>>(),
-        "tuned": {"lexical_weight": tuned_weight, "passage_bar": tuned_bar},
+        "tuned": {"lexical_weight": tuned_weight, "sentence_rank_weight": tuned_sentences, "passage_bar": tuned_bar},
         "product": {"fusion": format!("{:?}", default.fusion), "passage_bar": bar},
         "rows": rows,
     }))
