@@ -1,3 +1,4 @@
 //! Pieces the harness's binaries and micro-benchmarks share.
 
+pub mod external;
 pub mod synthetic;

@@ -69,14 +69,28 @@ impl Vocabulary {
     }
 }
 
-/// `n` website chunks of 40–120 words with stored vectors, and `queries` four-word questions
-/// with vectors.
+/// Words per synthetic sentence: a 40–120-word chunk has 2 to 6 sentences, each with its
+/// stored vector, as ingestion stores them.
+const SENTENCE_WORDS: usize = 20;
+
+/// `n` website chunks of 40–120 words in sentences, with stored chunk and sentence vectors, and
+/// `queries` four-word questions with vectors. (Sentence vectors come from a second generator,
+/// so the words and chunk vectors are those the corpus had before sentences were scored.)
 pub fn corpus(n: usize, queries: usize) -> (Vec<ChunkRecord>, Vec<(String, Vec<f32>)>) {
     let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
+    let mut sentence_rng = Rng::new(0x5851_F42D_4C95_7F2D);
     let vocab = Vocabulary::new(&mut rng, 30_000);
     let chunks = (0..n)
         .map(|i| {
             let len = 40 + rng.below(80);
+            let words = vocab.sentence(&mut rng, len);
+            let words: Vec<&str> = words.split(' ').collect();
+            let sentences: Vec<String> = words.chunks(SENTENCE_WORDS).map(|s| format!("{}.", s.join(" "))).collect();
+            let sentence_embeddings: Vec<f32> = if sentences.len() >= 2 {
+                sentences.iter().flat_map(|_| sentence_rng.unit_vector()).collect()
+            } else {
+                Vec::new()
+            };
             ChunkRecord {
                 id: format!("c{i}"),
                 source_id: None,
@@ -84,9 +98,10 @@ pub fn corpus(n: usize, queries: usize) -> (Vec<ChunkRecord>, Vec<(String, Vec<f
                 title: String::new(),
                 url: None,
                 page: None,
-                content: vocab.sentence(&mut rng, len),
+                content: sentences.join(" "),
                 question: None,
                 embedding: Some(rng.unit_vector()),
+                sentence_embeddings: Some(sentence_embeddings).filter(|v| !v.is_empty()),
             }
         })
         .collect();

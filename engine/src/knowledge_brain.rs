@@ -66,6 +66,7 @@ pub async fn load_records(store: &Store, bot_id: &str) -> Result<Vec<ChunkRecord
                 content,
                 question,
                 embedding: c.embedding,
+                sentence_embeddings: c.sentence_embeddings,
             }
         })
         .collect())

@@ -400,7 +400,7 @@ async fn trainer_indexes_every_kind_of_source(backend: Backend) {
     let f = fixture(backend).await;
     let (t, b) = (&f.trainer, f.bot_id.as_str());
 
-    let text = t.add_text(b, Some("Opening hours"), "We are open from nine to five, Monday to Friday.").await.unwrap();
+    let text = t.add_text(b, Some("Opening hours"), "We are open from nine to five, Monday to Friday. We close on bank holidays.").await.unwrap();
     assert_eq!(t.train_source(&text.id).await.unwrap(), TrainingStatus::Completed);
 
     let manual_path = write(&f.dir, "manual.pdf", &three_page_manual());
@@ -440,7 +440,19 @@ async fn trainer_indexes_every_kind_of_source(backend: Backend) {
     for c in &chunks {
         let v = c.embedding.as_ref().expect("every chunk has a vector");
         assert_eq!(v[0], c.content.len() as f32);
+        // A passage of several sentences has one stored vector per sentence, in order; a Q&A
+        // pair or a one-sentence chunk has none.
+        let sentences = parley_engine::retrieval::sentences::embedded_sentences(&c.content);
+        match &c.sentence_embeddings {
+            Some(flat) => {
+                assert!(c.qa_id.is_none() && sentences.len() >= 2, "{}", c.content);
+                let lengths: Vec<f32> = flat.chunks_exact(3).map(|v| v[0]).collect();
+                assert_eq!(lengths, sentences.iter().map(|s| s.len() as f32).collect::<Vec<_>>());
+            }
+            None => assert!(c.qa_id.is_some() || sentences.is_empty(), "{}", c.content),
+        }
     }
+    assert!(chunks.iter().any(|c| c.sentence_embeddings.is_some()), "the opening hours text has two sentences");
     let web_chunks: Vec<_> = chunks.iter().filter(|c| c.source_id.as_deref() == Some(web.id.as_str())).collect();
     assert!(web_chunks.iter().any(|c| c.content.contains("founded in 1999") && c.title == "About Acme"));
     assert!(web_chunks.iter().all(|c| c.url.as_deref().is_some_and(|u| u.starts_with(&site.base))));

@@ -112,6 +112,7 @@ fn passages() -> Vec<Passage> {
         question: None,
         score: 1.0,
         confidence: 0.8,
+        units: Vec::new(),
     }]
 }
 

@@ -102,6 +102,9 @@ pub struct NewChunk {
     pub page: Option<i32>,
     pub content: String,
     pub embedding: Option<Vec<f32>>,
+    /// The vectors of a passage's sentences, one after the other (see the retrieval's
+    /// sentence splitter); `None` for Q&A pairs and one-sentence chunks.
+    pub sentence_embeddings: Option<Vec<f32>>,
 }
 
 /// A stored chunk with its embedding decoded, as the retrieval index wants it.
@@ -117,6 +120,7 @@ pub struct KnowledgeChunk {
     pub page: Option<i32>,
     pub content: String,
     pub embedding: Option<Vec<f32>>,
+    pub sentence_embeddings: Option<Vec<f32>>,
     pub created_at: NaiveDateTime,
 }
 
@@ -165,6 +169,12 @@ impl KnowledgeChunk {
             })?),
             None => None,
         };
+        let sentence_embeddings = match row.sentence_embeddings {
+            Some(bytes) => Some(decode_embedding(&bytes).ok_or_else(|| {
+                StoreError::Corrupt(format!("chunk {}: sentence embeddings of {} bytes", row.id, bytes.len()))
+            })?),
+            None => None,
+        };
         Ok(KnowledgeChunk {
             id: row.id,
             bot_id: row.bot_id,
@@ -176,6 +186,7 @@ impl KnowledgeChunk {
             page: row.page,
             content: row.content,
             embedding,
+            sentence_embeddings,
             created_at: row.created_at,
         })
     }
@@ -201,6 +212,7 @@ fn chunk_rows(
             content: c.content,
             embedding: c.embedding.as_deref().map(encode_embedding),
             created_at: now,
+            sentence_embeddings: c.sentence_embeddings.as_deref().map(encode_embedding),
         })
         .collect()
 }

@@ -174,6 +174,7 @@ pub struct Chunk {
     pub content: String,
     pub embedding: Option<Vec<u8>>,
     pub created_at: NaiveDateTime,
+    pub sentence_embeddings: Option<Vec<u8>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]

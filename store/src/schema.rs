@@ -165,6 +165,7 @@ diesel::table! {
         content -> Text,
         embedding -> Nullable<Binary>,
         created_at -> Timestamp,
+        sentence_embeddings -> Nullable<Binary>,
     }
 }
 

@@ -77,6 +77,8 @@ fn chunk(position: i32, content: &str, embedding: Option<Vec<f32>>) -> NewChunk 
         url: Some("https://example.com/a".into()),
         page: Some(position + 1),
         content: content.into(),
+        // Two sentences' vectors beside a chunk vector, as training stores a passage.
+        sentence_embeddings: embedding.as_ref().map(|v| v.iter().chain(v).map(|x| x * 2.0).collect()),
         embedding,
     }
 }
@@ -138,6 +140,7 @@ async fn replacing_chunks_is_atomic_and_moves_the_version(backend: Backend) {
     let stored = store.source_chunks(&s.id).await.unwrap();
     assert_eq!(stored.len(), 450, "many chunks");
     assert_eq!(stored[7].embedding.as_deref(), Some(&[7.0f32, 0.5][..]));
+    assert_eq!(stored[7].sentence_embeddings.as_deref(), Some(&[14.0f32, 1.0, 14.0, 1.0][..]));
     assert_eq!(stored[7].page, Some(8));
 
     let v2 = store.replace_source_chunks(&s.id, vec![chunk(0, "new", None)], Some(1)).await.unwrap();
@@ -146,6 +149,7 @@ async fn replacing_chunks_is_atomic_and_moves_the_version(backend: Backend) {
     assert_eq!(all.len(), 1);
     assert_eq!(all[0].content, "new");
     assert_eq!(all[0].embedding, None);
+    assert_eq!(all[0].sentence_embeddings, None);
     assert_eq!(all[0].source_id.as_deref(), Some(s.id.as_str()));
 
     // A replace that fails (unknown source) changes nothing.

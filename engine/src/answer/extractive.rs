@@ -1,9 +1,11 @@
 //! The default answerer: no language model. Replies with the matching Q&A answer verbatim, or
-//! the most relevant part of the best passage, and says honestly when nothing matches.
+//! the one to three sentences of the best passage that answer the question (picked by their
+//! sentence vectors, else by the question's words), and says honestly when nothing matches.
 
 use super::{Answer, AnswerError, AnswerRequest, Answerer, Citation, DeltaSink};
 use crate::retrieval::bm25::tokenize;
-use crate::retrieval::{Passage, SourceKind};
+use crate::retrieval::sentences::{self, split as split_sentences};
+use crate::retrieval::{Passage, SourceKind, UnitScore};
 
 /// Below these retrieval confidences the knowledge is taken not to cover the question. Chosen
 /// with `retrieval-eval` (2026-11-22, both FAQ sets in benches/data, dense-led hybrid): a Q&A
@@ -49,8 +51,19 @@ impl ConfidenceThresholds {
     }
 }
 
-/// Passages longer than this are cut to their most relevant sentences.
+/// Longest passage answer, in characters (sentences are dropped, or one sentence cut, to fit).
 pub const DEFAULT_MAX_CHARS: usize = 600;
+
+/// Most sentences a passage answer quotes: a visitor asked one thing.
+pub const MAX_ANSWER_SENTENCES: usize = 3;
+
+/// A sentence scoring within this of the best unit also answers (two sentences that each say
+/// part of it); further down, it is about something else. Cosine units for the model.
+const JOIN_MARGIN: f32 = 0.05;
+
+/// A best sentence shorter than this that does not end like a sentence is a heading
+/// ("Returns:", "Opening hours"); the sentence after it carries the content.
+const HEADING_CHARS: usize = 40;
 
 /// Said when the knowledge has no good match.
 pub const NOT_KNOWN_YET: &str =
@@ -76,7 +89,7 @@ impl ExtractiveAnswerer {
             Some(p) => {
                 let text = match p.kind {
                     SourceKind::Qa => p.content.trim().to_string(),
-                    _ => excerpt(&p.content, request.question, self.max_chars),
+                    _ => answer_sentences(p, request.question, self.max_chars),
                 };
                 Answer { text, citations: vec![Citation::from(p)], confident: true, offer_handoff: false }
             }
@@ -104,6 +117,84 @@ impl Answerer for ExtractiveAnswerer {
     fn name(&self) -> &'static str {
         "extractive"
     }
+}
+
+/// The one to three sentences of `passage` that best answer `question`, in their original
+/// order: the best-scoring sentence or two-sentence window, plus any sentence scoring nearly as
+/// well, plus the next sentence when the pick is only a heading. Scores are the passage's unit
+/// similarities from retrieval when it has them, else the share of the question's words.
+pub fn answer_sentences(passage: &Passage, question: &str, max_chars: usize) -> String {
+    let all = split_sentences(&passage.content);
+    if all.len() <= 1 {
+        return excerpt(&passage.content, question, max_chars);
+    }
+    let scores = if passage.units.is_empty() { lexical_units(&all, question) } else { passage.units.clone() };
+    let Some(best) = scores
+        .iter()
+        .filter(|u| u.first + u.len <= all.len())
+        .max_by(|a, b| a.score.total_cmp(&b.score).then(b.len.cmp(&a.len)).then(b.first.cmp(&a.first)))
+        .copied()
+    else {
+        return excerpt(&passage.content, question, max_chars);
+    };
+    if best.score <= 0.0 {
+        // Nothing in the passage mentions the question (it matched on its title): its start.
+        return excerpt(&passage.content, question, max_chars);
+    }
+    // (sentence index, its own score); the best unit's sentences first.
+    let single = |i: usize| scores.iter().find(|u| u.len == 1 && u.first == i).map_or(best.score, |u| u.score);
+    let mut chosen: Vec<(usize, f32)> = (best.first..best.first + best.len).map(|i| (i, single(i))).collect();
+    let mut others: Vec<&UnitScore> =
+        scores.iter().filter(|u| u.len == 1 && u.first < all.len() && !chosen.iter().any(|(i, _)| *i == u.first)).collect();
+    others.sort_by(|a, b| b.score.total_cmp(&a.score));
+    for u in others {
+        if chosen.len() >= MAX_ANSWER_SENTENCES || u.score < best.score - JOIN_MARGIN {
+            break;
+        }
+        chosen.push((u.first, u.score));
+    }
+    let chars = |chosen: &[(usize, f32)]| -> usize {
+        chosen.iter().filter_map(|(i, _)| all.get(*i)).map(|s| s.chars().count() + 1).sum()
+    };
+    let heading = best.len == 1
+        && all.get(best.first).is_some_and(|s| s.chars().count() < HEADING_CHARS && !s.ends_with(['.', '!', '?']));
+    let next = best.first + 1;
+    if heading && next < all.len() && !chosen.iter().any(|(i, _)| *i == next) {
+        // It replaces the weakest extra, if the answer is full.
+        if chosen.len() >= MAX_ANSWER_SENTENCES {
+            chosen.pop();
+        }
+        chosen.push((next, best.score));
+    }
+    // Too long: drop the weakest extra sentences, then cut what is left.
+    chosen.sort_by(|a, b| b.1.total_cmp(&a.1));
+    while chosen.len() > 1 && chars(&chosen) > max_chars + 1 {
+        chosen.pop();
+    }
+    chosen.sort_by_key(|(i, _)| *i);
+    let text = chosen.iter().filter_map(|(i, _)| all.get(*i).copied()).collect::<Vec<_>>().join(" ");
+    excerpt(&text, question, max_chars)
+}
+
+/// Units scored by the share of the question's (stemmed, non-stopword) words they contain:
+/// the stand-in for sentence vectors when Parley runs without the model.
+fn lexical_units(all: &[&str], question: &str) -> Vec<UnitScore> {
+    let mut wanted = tokenize(question);
+    wanted.sort();
+    wanted.dedup();
+    let per_sentence: Vec<Vec<String>> = all.iter().map(|s| tokenize(s)).collect();
+    sentences::units(all.len())
+        .into_iter()
+        .map(|u| {
+            let found = wanted
+                .iter()
+                .filter(|w| per_sentence.get(u.first..u.first + u.len).is_some_and(|ss| ss.iter().any(|t| t.contains(*w))))
+                .count();
+            // A window must earn its second sentence: the same words in one sentence win.
+            let score = found as f32 / wanted.len().max(1) as f32 - 0.01 * (u.len as f32 - 1.0);
+            UnitScore { first: u.first, len: u.len, score }
+        })
+        .collect()
 }
 
 /// The passage itself when short enough; otherwise the run of whole sentences (at most
@@ -165,33 +256,6 @@ pub fn excerpt(content: &str, question: &str, max_chars: usize) -> String {
     }
 }
 
-fn split_sentences(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        let end_of_sentence = matches!(c, '.' | '!' | '?' | '\n')
-            && chars.peek().is_none_or(|(_, next)| next.is_whitespace());
-        if end_of_sentence {
-            let end = i + c.len_utf8();
-            if let Some(s) = text.get(start..end) {
-                let s = s.trim();
-                if !s.is_empty() {
-                    out.push(s);
-                }
-            }
-            start = end;
-        }
-    }
-    if let Some(rest) = text.get(start..) {
-        let rest = rest.trim();
-        if !rest.is_empty() {
-            out.push(rest);
-        }
-    }
-    out
-}
-
 
 #[cfg(test)]
 mod tests {
@@ -214,6 +278,7 @@ mod tests {
             content: a.into(),
             question: Some(q.into()),
             embedding: None,
+            sentence_embeddings: None,
         };
         vec![
             qa("1", "How long does delivery take?", "Standard delivery takes 3 to 5 working days within the UK."),
@@ -228,7 +293,7 @@ mod tests {
     async fn answers_a_reworded_question_with_the_exact_qa_answer_bm25_only() {
         let index = HybridIndex::build(faq(), None, IndexOptions::default()).unwrap();
         let question = "what's the policy on returning items?";
-        let passages = index.passages(&index.search(question, None, 5));
+        let passages = index.passages(&index.search(question, None, 5), None);
         let streamed = std::sync::Mutex::new(String::new());
         let sink = |d: &str| streamed.lock().unwrap().push_str(d);
         let answer = ExtractiveAnswerer::default().answer(request(question, &passages, None), &sink).await.unwrap();
@@ -244,7 +309,7 @@ mod tests {
         let index = HybridIndex::build(faq(), Some(&model), IndexOptions::default()).unwrap();
         let question = "when will my parcel get here?";
         let qv = crate::retrieval::Embedder::embed(&model, &[question.to_string()]).unwrap().remove(0);
-        let passages = index.passages(&index.search(question, Some(&qv), 5));
+        let passages = index.passages(&index.search(question, Some(&qv), 5), Some(&qv));
         let answer = ExtractiveAnswerer::default().answer(request(question, &passages, None), &NoSink).await.unwrap();
         assert_eq!(answer.text, "Standard delivery takes 3 to 5 working days within the UK.");
         assert!(answer.confident);
@@ -253,14 +318,14 @@ mod tests {
         // (confidence 0.39), so the bot says it does not know rather than guess.
         let question = "can I settle the bill with Amex?";
         let qv = crate::retrieval::Embedder::embed(&model, &[question.to_string()]).unwrap().remove(0);
-        let passages = index.passages(&index.search(question, Some(&qv), 5));
+        let passages = index.passages(&index.search(question, Some(&qv), 5), Some(&qv));
         assert_eq!(passages[0].content, "Visa, Mastercard, American Express, PayPal and Apple Pay.");
         let answer = ExtractiveAnswerer::default().answer(request(question, &passages, None), &NoSink).await.unwrap();
         assert!(!answer.confident, "{:?}", passages.iter().map(|p| p.confidence).collect::<Vec<_>>());
 
         let question = "what is the airspeed velocity of an unladen swallow";
         let qv = crate::retrieval::Embedder::embed(&model, &[question.to_string()]).unwrap().remove(0);
-        let passages = index.passages(&index.search(question, Some(&qv), 5));
+        let passages = index.passages(&index.search(question, Some(&qv), 5), Some(&qv));
         let handover = "Let me connect you with a human agent who can better assist you.";
         let answer = ExtractiveAnswerer::default().answer(request(question, &passages, Some(handover)), &NoSink).await.unwrap();
         assert!(!answer.confident, "{passages:?}");
@@ -279,6 +344,7 @@ mod tests {
             question: (kind == SourceKind::Qa).then(|| "Q?".into()),
             score: confidence,
             confidence,
+            units: Vec::new(),
         }
     }
 
@@ -310,6 +376,7 @@ mod tests {
             content: content.into(),
             question: None,
             embedding: None,
+            sentence_embeddings: None,
         };
         let docs = vec![
             text("returns", "Returns: unworn items can be sent back within 30 days of delivery for a full refund. Sale items are final."),
@@ -319,7 +386,7 @@ mod tests {
         let index = HybridIndex::build(docs, Some(&model), IndexOptions::default()).unwrap();
         for question in ["What is your return policy?", "can I send something back?"] {
             let qv = crate::retrieval::Embedder::embed(&model, &[question.to_string()]).unwrap().remove(0);
-            let passages = index.passages(&index.search(question, Some(&qv), 5));
+            let passages = index.passages(&index.search(question, Some(&qv), 5), Some(&qv));
             let answer = ExtractiveAnswerer::default().answer(request(question, &passages, None), &NoSink).await.unwrap();
             assert!(answer.confident, "{question}: {:?}", passages.iter().map(|p| (&p.chunk_id, p.confidence)).collect::<Vec<_>>());
             assert!(answer.text.starts_with("Returns: unworn items"), "{question}: {}", answer.text);
@@ -354,14 +421,154 @@ mod tests {
             question: None,
             score: 1.0,
             confidence: 0.9,
+            units: Vec::new(),
         };
         let answer = ExtractiveAnswerer::default().compose(&request("do gift cards expire?", std::slice::from_ref(&p), None));
-        assert!(answer.text.contains("Gift cards never expire"), "{}", answer.text);
-        assert!(answer.text.chars().count() <= DEFAULT_MAX_CHARS + 4);
-        assert!(answer.text.starts_with("… "));
+        assert_eq!(answer.text, "Gift cards never expire and can be used online.");
         assert_eq!(answer.citations[0].url.as_deref(), Some("https://shop.example/about"));
         assert_eq!(excerpt("Short.", "x", 600), "Short.");
         let one_long_word_run = "a".repeat(50) + " " + &"b".repeat(700);
         assert!(excerpt(&one_long_word_run, "x", 100).ends_with(" …"));
+    }
+
+    /// A shop's one-paragraph "about us" text: several topics in one chunk, as an owner pastes it.
+    const SHOP_PARAGRAPH: &str = "Orders placed before 2 pm ship the same day and arrive within 3 working days. \
+        You can return any unused item within 30 days of delivery for a full refund. \
+        Our Leeds store is open Monday to Saturday from 9 am to 6 pm. \
+        Gift cards are sold in the store and online and never expire. \
+        The workshop repairs flat tyres while you wait, usually in 20 minutes, and services bikes within two days.";
+
+    fn shop_index(model: &dyn crate::retrieval::Embedder) -> HybridIndex {
+        let chunk = ChunkRecord {
+            id: "about".into(),
+            source_id: Some("about-page".into()),
+            kind: SourceKind::Website,
+            title: "About our shop".into(),
+            url: Some("https://shop.example/about".into()),
+            page: None,
+            content: SHOP_PARAGRAPH.into(),
+            question: None,
+            embedding: None,
+            sentence_embeddings: None,
+        };
+        let other = ChunkRecord {
+            id: "history".into(),
+            content: "We started as a family business in 1982 and still build our own frames.".into(),
+            url: Some("https://shop.example/history".into()),
+            ..chunk.clone()
+        };
+        HybridIndex::build(vec![chunk, other], Some(model), IndexOptions::default()).unwrap()
+    }
+
+    fn ask(index: &HybridIndex, model: &dyn crate::retrieval::Embedder, question: &str) -> (Answer, Vec<Passage>) {
+        let qv = model.embed(&[question.to_string()]).unwrap().remove(0);
+        let passages = index.passages(&index.search(question, Some(&qv), 5), Some(&qv));
+        (ExtractiveAnswerer::default().compose(&request(question, &passages, None)), passages)
+    }
+
+    #[test]
+    fn a_question_about_one_topic_of_a_paragraph_is_answered_by_its_sentence() {
+        let Some(model) = crate::retrieval::embed::test_support::model() else { return };
+        // Compared with the whole paragraph this paraphrase scores under the passage bar;
+        // compared with its sentence it clears it.
+        let whole_only = IndexOptions { sentences: false, ..IndexOptions::default() };
+        let chunks = shop_index(&model).chunks().to_vec();
+        let before = HybridIndex::build(chunks, Some(&model), whole_only).unwrap();
+        let (answer, passages) = ask(&before, &model, "How long does fixing a puncture take?");
+        assert!(!answer.confident, "{:?}", passages.iter().map(|p| p.confidence).collect::<Vec<_>>());
+        let index = shop_index(&model);
+        let (answer, passages) = ask(&index, &model, "How long does fixing a puncture take?");
+        assert!(answer.confident, "{:?}", passages.iter().map(|p| (&p.chunk_id, p.confidence)).collect::<Vec<_>>());
+        assert!(answer.text.contains("20 minutes"), "{}", answer.text);
+        assert!(!answer.text.contains("Gift cards"), "{}", answer.text);
+        assert!(split_sentences(&answer.text).len() <= MAX_ANSWER_SENTENCES);
+        assert_eq!(answer.citations[0].url.as_deref(), Some("https://shop.example/about"));
+
+        let (answer, _) = ask(&index, &model, "How long do I have to send something back?");
+        assert!(answer.confident);
+        assert!(answer.text.contains("within 30 days of delivery"), "{}", answer.text);
+        assert!(answer.text.chars().count() < SHOP_PARAGRAPH.chars().count() / 2, "{}", answer.text);
+        assert!(split_sentences(&answer.text).len() <= MAX_ANSWER_SENTENCES);
+
+        let (answer, _) = ask(&index, &model, "what is the airspeed velocity of an unladen swallow");
+        assert!(!answer.confident, "{}", answer.text);
+    }
+
+    #[test]
+    fn every_passage_answer_is_at_most_three_sentences_in_original_order() {
+        let Some(model) = crate::retrieval::embed::test_support::model() else { return };
+        let index = shop_index(&model);
+        let all = split_sentences(SHOP_PARAGRAPH);
+        for question in [
+            "when do you open?",
+            "do gift vouchers run out?",
+            "how fast is shipping and can I return things?",
+            "tell me everything about the shop",
+            "bike",
+        ] {
+            let (answer, _) = ask(&index, &model, question);
+            if !answer.confident {
+                continue;
+            }
+            let got = split_sentences(&answer.text);
+            assert!((1..=MAX_ANSWER_SENTENCES).contains(&got.len()), "{question}: {}", answer.text);
+            let positions: Vec<usize> = got.iter().filter_map(|s| all.iter().position(|a| a == s)).collect();
+            if answer.citations[0].url.as_deref() == Some("https://shop.example/about") {
+                assert_eq!(positions.len(), got.len(), "{question}: quoted verbatim: {}", answer.text);
+                assert!(positions.windows(2).all(|w| w[0] < w[1]), "{question}: in order: {}", answer.text);
+            }
+        }
+    }
+
+    fn scored(content: &str, units: Vec<UnitScore>) -> Passage {
+        Passage {
+            chunk_id: "c".into(),
+            source_id: None,
+            kind: SourceKind::Text,
+            title: "T".into(),
+            url: None,
+            page: None,
+            content: content.into(),
+            question: None,
+            score: 1.0,
+            confidence: 0.9,
+            units,
+        }
+    }
+
+    #[test]
+    fn sentences_are_picked_by_their_scores_and_kept_in_order() {
+        let text = "Alpha is first. Beta is second. Gamma is third. Delta is fourth.";
+        let u = |first, len, score| UnitScore { first, len, score };
+        // The best unit is sentence 2; sentence 0 is nearly as good and joins; order kept.
+        let p = scored(text, vec![u(0, 1, 0.58), u(1, 1, 0.1), u(2, 1, 0.6), u(3, 1, 0.2), u(0, 2, 0.4)]);
+        assert_eq!(answer_sentences(&p, "q", 600), "Alpha is first. Gamma is third.");
+        // A window that beats its sentences gives both.
+        let p = scored(text, vec![u(0, 1, 0.3), u(1, 1, 0.4), u(2, 1, 0.45), u(3, 1, 0.1), u(1, 2, 0.5)]);
+        assert_eq!(answer_sentences(&p, "q", 600), "Beta is second. Gamma is third.");
+        // Never more than three, even when all score the same.
+        let p = scored(text, (0..4).map(|i| u(i, 1, 0.5)).collect());
+        assert_eq!(split_sentences(&answer_sentences(&p, "q", 600)).len(), 3);
+        // A heading alone takes the sentence after it.
+        let p = scored("Returns: Items come back within 30 days. Shipping is free.", vec![u(0, 1, 0.7), u(1, 1, 0.5), u(2, 1, 0.1)]);
+        assert_eq!(split_sentences("Returns: Items come back within 30 days.").len(), 1);
+        let p2 = scored("Returns:\nItems come back within 30 days.\nShipping is free.", vec![u(0, 1, 0.7), u(1, 1, 0.5), u(2, 1, 0.1)]);
+        assert_eq!(answer_sentences(&p2, "q", 600), "Returns: Items come back within 30 days.");
+        assert_eq!(answer_sentences(&p, "q", 600), "Returns: Items come back within 30 days.");
+        // Out-of-range units (a stale index) are ignored, not indexed.
+        let p = scored("One. Two.", vec![u(5, 1, 0.9), u(1, 1, 0.5)]);
+        assert_eq!(answer_sentences(&p, "q", 600), "Two.");
+    }
+
+    #[test]
+    fn without_the_model_sentences_are_picked_by_the_question_s_words() {
+        let p = scored(SHOP_PARAGRAPH, Vec::new());
+        let text = answer_sentences(&p, "Is the Leeds store open on Saturday?", 600);
+        assert_eq!(text, "Our Leeds store is open Monday to Saturday from 9 am to 6 pm.");
+        let text = answer_sentences(&p, "do gift cards expire?", 600);
+        assert_eq!(text, "Gift cards are sold in the store and online and never expire.");
+        // Nothing of the question in any sentence: the passage's start, within the limit.
+        let text = answer_sentences(&p, "zzz", 100);
+        assert!(text.chars().count() <= 104 && text.starts_with("Orders placed"), "{text}");
     }
 }

@@ -260,6 +260,7 @@ mod tests {
             question: None,
             score: 1.0,
             confidence: 0.8,
+            units: Vec::new(),
         }
     }
 

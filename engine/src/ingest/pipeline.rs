@@ -264,7 +264,7 @@ impl Trainer {
         let source = self.store.source(source_id).await?.ok_or(IngestError::NotFound)?;
         let item = TrainedItem::Source(source.id.clone());
         let outcome = match self.prepare_source(&source).await {
-            Ok((chunks, pages)) => match self.embed(chunks).await {
+            Ok((chunks, pages)) => match self.embed(chunks, true).await {
                 Ok(chunks) => Ok((chunks, pages)),
                 Err(e) => Err(e),
             },
@@ -347,11 +347,24 @@ impl Trainer {
         Ok((chunks, pages))
     }
 
-    /// Gives each chunk its vector when an embedder is set (on the blocking pool, in batches).
-    async fn embed(&self, chunks: Vec<TextChunk>) -> IngestResult<Vec<NewChunk>> {
+    /// Gives each chunk its vector when an embedder is set (on the blocking pool, in batches),
+    /// and with `sentences` (passages, not Q&A pairs) a vector per sentence of a chunk of
+    /// several, so retrieval can match a question to one sentence without embedding at query
+    /// time.
+    async fn embed(&self, chunks: Vec<TextChunk>, sentences: bool) -> IngestResult<Vec<NewChunk>> {
         let mut vectors: Vec<Option<Vec<f32>>> = vec![None; chunks.len()];
+        let mut sentence_vectors: Vec<Option<Vec<f32>>> = vec![None; chunks.len()];
         if let Some(embedder) = &self.embedder {
-            let texts: Vec<String> = chunks.iter().map(|c| c.content.clone()).collect();
+            // Per chunk: its text, then its sentences; one flat list so batches stay full.
+            let mut texts: Vec<String> = Vec::new();
+            let mut counts: Vec<usize> = Vec::with_capacity(chunks.len());
+            for c in &chunks {
+                texts.push(c.content.clone());
+                let own: Vec<&str> =
+                    if sentences { crate::retrieval::sentences::embedded_sentences(&c.content) } else { Vec::new() };
+                counts.push(own.len());
+                texts.extend(own.into_iter().map(str::to_string));
+            }
             let embedder = Arc::clone(embedder);
             let computed = tokio::task::spawn_blocking(move || {
                 let mut out: Vec<Vec<f32>> = Vec::with_capacity(texts.len());
@@ -366,18 +379,26 @@ impl Trainer {
             })
             .await
             .map_err(|e| IngestError::Embed(format!("the embedding task stopped: {e}")))??;
-            vectors = computed.into_iter().map(Some).collect();
+            let mut computed = computed.into_iter();
+            for ((own, slot), sentence_slot) in counts.into_iter().zip(&mut vectors).zip(&mut sentence_vectors) {
+                *slot = computed.next();
+                if own > 0 {
+                    let flat: Vec<f32> = computed.by_ref().take(own).flatten().collect();
+                    *sentence_slot = Some(flat);
+                }
+            }
         }
         Ok(chunks
             .into_iter()
-            .zip(vectors)
-            .map(|(c, embedding)| NewChunk {
+            .zip(vectors.into_iter().zip(sentence_vectors))
+            .map(|(c, (embedding, sentence_embeddings))| NewChunk {
                 position: c.position,
                 title: c.title,
                 url: c.url,
                 page: c.page,
                 content: c.content,
                 embedding,
+                sentence_embeddings,
             })
             .collect())
     }
@@ -406,7 +427,7 @@ impl Trainer {
             page: None,
             content: format!("{}\n{}", pair.question, pair.answer),
         };
-        match self.embed(vec![chunk]).await {
+        match self.embed(vec![chunk], false).await {
             Ok(chunks) => {
                 let version = self.store.replace_qa_chunks(&pair.id, chunks).await?;
                 self.emit_status(&pair.bot_id, item, TrainingStatus::Completed, None);

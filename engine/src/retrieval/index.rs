@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::bm25::{self, Bm25Index, Bm25Params, Field, ScoredDoc};
 use super::embed::{dot, normalize, EmbedError, Embedder};
+use super::sentences;
 
 /// Where a chunk came from (the `kind` of its knowledge source).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -37,6 +38,11 @@ pub struct ChunkRecord {
     pub question: Option<String>,
     /// The stored sentence vector of the chunk's text (question + answer for Q&A), if any.
     pub embedding: Option<Vec<f32>>,
+    /// For a passage of several sentences: the stored vectors of its sentences
+    /// ([`sentences::embedded_sentences`]), concatenated. `None` or the wrong length: the index
+    /// embeds them at build time when it can.
+    #[serde(default)]
+    pub sentence_embeddings: Option<Vec<f32>>,
 }
 
 /// How the lexical and dense rankings are combined.
@@ -67,7 +73,19 @@ pub struct IndexOptions {
     pub candidates: usize,
     /// Chunks without a stored vector are embedded at build time, up to this many (Q&A
     /// questions are always embedded: they are few and make paraphrases find their pair).
+    /// The same bound applies to passages without stored sentence vectors.
     pub embed_missing_limit: usize,
+    /// Score passages also by their sentences and two-sentence windows (the best of chunk,
+    /// sentence and window counts), so a question about one topic of a many-topic paragraph
+    /// matches. Only the fused candidates are rescored, so the query cost stays that of the
+    /// chunk-level search.
+    pub sentences: bool,
+    /// How much a sentence or window scoring above its chunk lifts the chunk's rank (0: rank
+    /// by the chunk's own vector; 1: by its best unit). Confidence always takes the best unit,
+    /// so a one-topic question about a many-topic paragraph is not refused. Chosen on the
+    /// tuning halves of the public sets: sentence-max ranking lost recall there (a sentence
+    /// of a wrong answer that repeats the question's terms outranks the right answer).
+    pub sentence_rank_weight: f32,
 }
 
 impl Default for IndexOptions {
@@ -77,9 +95,12 @@ impl Default for IndexOptions {
             bm25: Bm25Params::default(),
             question_weight: 2.0,
             qa_boost: 1.1,
-            fusion: Fusion::DenseLed { lexical_weight: 0.2 },
+            // Both chosen on the tuning halves of the public sets (retrieval-eval, 2026-11-25).
+            fusion: Fusion::DenseLed { lexical_weight: 0.02 },
             candidates: 50,
             embed_missing_limit: 5_000,
+            sentences: true,
+            sentence_rank_weight: 0.5,
         }
     }
 }
@@ -101,7 +122,8 @@ pub struct Hit {
     pub score: f32,
     /// Share (0..=1) of the query's IDF mass found in the chunk.
     pub lexical: f32,
-    /// Best cosine similarity between the query and the chunk's vectors, when both exist.
+    /// Best cosine similarity between the query and the chunk's vectors (its own, its
+    /// question's, its sentences' and windows'), when both exist.
     pub dense: Option<f32>,
 }
 
@@ -130,6 +152,72 @@ pub struct Passage {
     pub question: Option<String>,
     pub score: f32,
     pub confidence: f32,
+    /// Similarity of the question with each sentence and two-sentence window of the passage
+    /// (units over [`sentences::split`] of `content`), when the index had their vectors: what
+    /// the extractive answerer picks its sentences by.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub units: Vec<UnitScore>,
+}
+
+/// How well one run of sentences of a passage matches the question.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct UnitScore {
+    /// Index of the first sentence in [`sentences::split`] of the passage's content.
+    pub first: usize,
+    /// 1 (a sentence) or 2 (a window).
+    pub len: usize,
+    pub score: f32,
+}
+
+/// Sentence vectors of passages, for rescoring candidates. Windows are scored from their two
+/// sentences: cos(q, a + b) = (q·a + q·b) / |a + b|, with |a + b| kept per window, so only
+/// sentences are stored and the window costs nothing at query time.
+#[derive(Debug, Default)]
+struct SentenceIndex {
+    dims: usize,
+    rows: Vec<f32>,
+    /// |row r + row r+1| for a row followed by one of the same chunk; 0 otherwise.
+    pair_norm: Vec<f32>,
+    /// Per chunk: first row and row count (0 when the chunk has no sentence vectors).
+    span: Vec<(u32, u32)>,
+}
+
+impl SentenceIndex {
+    fn row_count(&self) -> usize {
+        self.pair_norm.len()
+    }
+
+    /// Every unit of `chunk` with its similarity to `query` (sentences, then windows).
+    fn unit_scores(&self, chunk: usize, query: &[f32]) -> Vec<UnitScore> {
+        let Some(&(start, count)) = self.span.get(chunk) else { return Vec::new() };
+        if count == 0 || query.len() != self.dims {
+            return Vec::new();
+        }
+        let (start, count) = (start as usize, count as usize);
+        let sims: Vec<f32> = (start..start + count)
+            .filter_map(|r| self.rows.get(r * self.dims..(r + 1) * self.dims).map(|row| dot(row, query)))
+            .collect();
+        let units = sentences::units(sims.len());
+        units
+            .into_iter()
+            .filter_map(|u| {
+                let score = if u.len == 1 {
+                    *sims.get(u.first)?
+                } else {
+                    let norm = *self.pair_norm.get(start + u.first)?;
+                    if norm <= 0.0 {
+                        return None;
+                    }
+                    (sims.get(u.first)? + sims.get(u.first + 1)?) / norm
+                };
+                Some(UnitScore { first: u.first, len: u.len, score })
+            })
+            .collect()
+    }
+
+    fn best(&self, chunk: usize, query: &[f32]) -> Option<f32> {
+        self.unit_scores(chunk, query).into_iter().map(|u| u.score).reduce(f32::max)
+    }
 }
 
 /// Flat row-major matrix of unit vectors; several rows may belong to one chunk (a Q&A pair has
@@ -179,6 +267,7 @@ pub struct HybridIndex {
     dense: Option<DenseIndex>,
     /// Rows of `dense` per chunk, for scoring BM25-only candidates exactly.
     rows_of: Vec<Vec<u32>>,
+    sentences: SentenceIndex,
     options: IndexOptions,
 }
 
@@ -269,7 +358,18 @@ impl HybridIndex {
             }
             Some(DenseIndex { dims, rows: flat, owner })
         };
-        Ok(Self { chunks, bm25, dense, rows_of, options })
+        let sentences = if options.sentences && dims > 0 {
+            build_sentence_index(&mut chunks, embedder, dims, options.embed_missing_limit)?
+        } else {
+            SentenceIndex::default()
+        };
+        Ok(Self { chunks, bm25, dense, rows_of, sentences, options })
+    }
+
+    /// Vector rows held (chunk, question and sentence vectors): what the index costs in
+    /// memory, beside its text.
+    pub fn vector_rows(&self) -> usize {
+        self.dense.as_ref().map_or(0, DenseIndex::row_count) + self.sentences.row_count()
     }
 
     pub fn chunks(&self) -> &[ChunkRecord] {
@@ -326,9 +426,15 @@ impl HybridIndex {
         let mut hits: Vec<Hit> = cand
             .into_iter()
             .map(|(chunk, (lex_rank, dense_rank, bm25, coverage))| {
-                let cos = match (use_dense, query_vec) {
-                    (true, Some(q)) => self.dense_score(chunk, q),
-                    _ => None,
+                let (whole, unit) = match (use_dense, query_vec) {
+                    (true, Some(q)) => self.dense_scores(chunk, q),
+                    _ => (None, None),
+                };
+                // `cos` ranks, `best` is the confidence (see `sentence_rank_weight`).
+                let best = max_opt(whole, unit);
+                let cos = match (whole, unit) {
+                    (Some(w), Some(u)) => Some(w + self.options.sentence_rank_weight * (u - w).max(0.0)),
+                    (w, u) => w.or(u),
                 };
                 let fused = match self.options.fusion {
                     _ if mode == Mode::Lexical || !use_dense => bm25 / top_bm25,
@@ -350,7 +456,7 @@ impl HybridIndex {
                     Some(c) if c.kind == SourceKind::Qa => self.options.qa_boost,
                     _ => 1.0,
                 };
-                Hit { chunk, score: fused * boost, lexical: coverage, dense: cos }
+                Hit { chunk, score: fused * boost, lexical: coverage, dense: best }
             })
             .collect();
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.chunk.cmp(&b.chunk)));
@@ -358,23 +464,29 @@ impl HybridIndex {
         hits
     }
 
-    fn dense_score(&self, chunk: usize, query: &[f32]) -> Option<f32> {
-        let d = self.dense.as_ref()?;
-        self.rows_of
-            .get(chunk)?
-            .iter()
-            .filter_map(|&r| {
-                let start = r as usize * d.dims;
-                d.rows.get(start..start + d.dims).map(|row| dot(row, query))
-            })
-            .reduce(f32::max)
+    /// Best similarity of the query with the chunk's own vectors (its text's, its question's),
+    /// and with its sentences and windows when the index has them.
+    fn dense_scores(&self, chunk: usize, query: &[f32]) -> (Option<f32>, Option<f32>) {
+        let whole = self.dense.as_ref().and_then(|d| {
+            self.rows_of
+                .get(chunk)?
+                .iter()
+                .filter_map(|&r| {
+                    let start = r as usize * d.dims;
+                    d.rows.get(start..start + d.dims).map(|row| dot(row, query))
+                })
+                .reduce(f32::max)
+        });
+        (whole, self.sentences.best(chunk, query))
     }
 
-    /// Owned passages for the hits, as answerers take them.
-    pub fn passages(&self, hits: &[Hit]) -> Vec<Passage> {
+    /// Owned passages for the hits, as answerers take them; with the query's vector each
+    /// passage carries its sentences' and windows' similarities.
+    pub fn passages(&self, hits: &[Hit], query_vec: Option<&[f32]>) -> Vec<Passage> {
         hits.iter()
             .filter_map(|h| {
                 let c = self.chunks.get(h.chunk)?;
+                let units = query_vec.map(|q| self.sentences.unit_scores(h.chunk, q)).unwrap_or_default();
                 Some(Passage {
                     chunk_id: c.id.clone(),
                     source_id: c.source_id.clone(),
@@ -386,10 +498,104 @@ impl HybridIndex {
                     question: c.question.clone(),
                     score: h.score,
                     confidence: h.confidence(),
+                    units,
                 })
             })
             .collect()
     }
+}
+
+fn max_opt(a: Option<f32>, b: Option<f32>) -> Option<f32> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Sentence vectors per passage: stored ones when their count matches the splitter, else
+/// computed here with the embedder (passages in order, up to `limit`), else none.
+fn build_sentence_index(
+    chunks: &mut [ChunkRecord],
+    embedder: Option<&dyn Embedder>,
+    dims: usize,
+    limit: usize,
+) -> Result<SentenceIndex, EmbedError> {
+    let mut per_chunk: Vec<Vec<Vec<f32>>> = vec![Vec::new(); chunks.len()];
+    let mut to_embed: Vec<(usize, Vec<String>)> = Vec::new();
+    let mut missing = 0usize;
+    for (i, c) in chunks.iter_mut().enumerate() {
+        let stored = c.sentence_embeddings.take();
+        if c.kind == SourceKind::Qa {
+            continue;
+        }
+        let wanted = sentences::embedded_sentences(&c.content);
+        if wanted.is_empty() {
+            continue;
+        }
+        match stored {
+            Some(flat) if flat.len() == wanted.len() * dims => {
+                if let Some(slot) = per_chunk.get_mut(i) {
+                    *slot = flat
+                        .chunks_exact(dims)
+                        .map(|v| {
+                            let mut v = v.to_vec();
+                            normalize(&mut v);
+                            v
+                        })
+                        .collect();
+                }
+            }
+            _ => {
+                missing += 1;
+                if missing <= limit {
+                    to_embed.push((i, wanted.into_iter().map(str::to_string).collect()));
+                }
+            }
+        }
+    }
+    if let Some(embedder) = embedder.filter(|e| e.dims() == dims) {
+        if missing > limit {
+            tracing::warn!(missing, limit, "too many passages without sentence vectors to embed at index time");
+        }
+        let texts: Vec<String> = to_embed.iter().flat_map(|(_, t)| t.iter().cloned()).collect();
+        if !texts.is_empty() {
+            let mut vectors = embedder.embed(&texts)?.into_iter();
+            for (i, t) in to_embed {
+                let got: Vec<Vec<f32>> = vectors.by_ref().take(t.len()).collect();
+                if let Some(slot) = per_chunk.get_mut(i) {
+                    *slot = got;
+                }
+            }
+        }
+    }
+
+    let mut index = SentenceIndex { dims, ..SentenceIndex::default() };
+    for vectors in per_chunk {
+        let start = u32::try_from(index.pair_norm.len()).unwrap_or(u32::MAX);
+        let usable = vectors.iter().all(|v| v.len() == dims) && vectors.len() >= 2;
+        if !usable {
+            index.span.push((start, 0));
+            continue;
+        }
+        for (k, v) in vectors.iter().enumerate() {
+            let norm = match vectors.get(k + 1) {
+                Some(next) => v.iter().zip(next).map(|(a, b)| (a + b) * (a + b)).sum::<f32>().sqrt(),
+                None => 0.0,
+            };
+            index.rows.extend_from_slice(v);
+            index.pair_norm.push(norm);
+        }
+        index.span.push((start, u32::try_from(vectors.len()).unwrap_or(0)));
+    }
+    Ok(index)
+}
+
+/// The texts of a chunk's sentence vectors (what ingestion embeds and stores).
+pub fn sentence_texts(chunk: &ChunkRecord) -> Vec<String> {
+    if chunk.kind == SourceKind::Qa {
+        return Vec::new();
+    }
+    sentences::embedded_sentences(&chunk.content).into_iter().map(str::to_string).collect()
 }
 
 /// The text a chunk's stored vector is computed from (what ingestion should embed too).
@@ -430,12 +636,15 @@ impl std::fmt::Debug for IndexCache {
 }
 
 impl IndexCache {
-    /// `max_chunks` bounds the memory held: indexes are weighed by their chunk count.
+    /// `max_chunks` bounds the memory held: indexes are weighed by their chunk count or, when
+    /// larger, their vector rows.
     pub fn new(embedder: Option<Arc<dyn Embedder>>, options: IndexOptions, max_chunks: u64) -> Self {
         let cache = Cache::builder()
             .max_capacity(max_chunks)
+            // Weighed by vector rows (a passage holds one per sentence besides its own), so the
+            // memory bound holds whatever the knowledge's shape.
             .weigher(|_k: &(String, i64), v: &Arc<HybridIndex>| {
-                u32::try_from(v.len().saturating_add(1)).unwrap_or(u32::MAX)
+                u32::try_from(v.len().max(v.vector_rows()).saturating_add(1)).unwrap_or(u32::MAX)
             })
             .time_to_idle(Duration::from_secs(60 * 60))
             .build();
@@ -516,7 +725,7 @@ impl IndexCache {
                 }
             });
             let hits = index.search(&query, query_vec.as_deref(), k);
-            index.passages(&hits)
+            index.passages(&hits, query_vec.as_deref())
         })
         .await
         .map_err(|e| RetrievalError::Task(e.to_string()))
@@ -538,6 +747,7 @@ mod tests {
             content: a.into(),
             question: Some(q.into()),
             embedding: None,
+            sentence_embeddings: None,
         }
     }
 
@@ -552,6 +762,7 @@ mod tests {
             content: text.into(),
             question: None,
             embedding: None,
+            sentence_embeddings: None,
         }
     }
 
@@ -615,7 +826,7 @@ mod tests {
         let hits = index.search(&q, Some(&qv), 3);
         assert_eq!(index.chunks()[hits[0].chunk].id, "q1");
         assert!(hits[0].dense.unwrap() > 0.9);
-        let passages = index.passages(&hits);
+        let passages = index.passages(&hits, Some(&qv));
         assert_eq!(passages[0].content, "Orders are delivered in 3-5 working days.");
         assert_eq!(passages[0].question.as_deref(), Some("How long does shipping take?"));
     }
@@ -661,6 +872,66 @@ mod tests {
         let hits = index.search_mode(&q, Some(&qv), 5, Mode::Dense);
         assert_eq!(index.chunks()[hits[0].chunk].id, "q1");
         assert!(hits.iter().all(|h| index.chunks()[h.chunk].id != "p2"), "p2's vector was invalid");
+    }
+
+    /// A paragraph of four topics: its whole-chunk vector is far from a one-topic question.
+    fn mixed() -> ChunkRecord {
+        passage(
+            "mixed",
+            "Parcels ship in two days. Refunds take a week. Reset a locked login from the sign-in page. Every invoice shows VAT.",
+        )
+    }
+
+    #[test]
+    fn passages_are_scored_by_their_best_sentence_or_window() {
+        let q = "my login is locked".to_string();
+        let qv = Concepts.embed(std::slice::from_ref(&q)).unwrap().remove(0);
+        let whole_only = IndexOptions { sentences: false, ..IndexOptions::default() };
+        let plain = HybridIndex::build(vec![mixed()], Some(&Concepts), whole_only).unwrap();
+        let chunk_cos = plain.search_mode(&q, Some(&qv), 1, Mode::Dense)[0].dense.unwrap();
+        let index = HybridIndex::build(vec![mixed()], Some(&Concepts), IndexOptions::default()).unwrap();
+        assert_eq!(index.vector_rows(), 1 + 4, "the chunk's vector and its four sentences'");
+        let hit = index.search_mode(&q, Some(&qv), 1, Mode::Dense)[0];
+        assert!(hit.dense.unwrap() > 0.95 && chunk_cos < 0.75, "sentence {:?}, chunk {chunk_cos}", hit.dense);
+
+        let passages = index.passages(&[hit], Some(&qv));
+        let units = &passages[0].units;
+        assert_eq!(units.len(), 4 + 3, "four sentences and three windows");
+        let best = units.iter().max_by(|a, b| a.score.total_cmp(&b.score)).unwrap();
+        assert_eq!((best.first, best.len), (2, 1), "{units:?}");
+        // A window is scored as the normalised sum of its sentences.
+        let window = units.iter().find(|u| (u.first, u.len) == (1, 2)).unwrap();
+        let v = Concepts.embed(&sentence_texts(&mixed())[1..3]).unwrap();
+        let mut sum: Vec<f32> = v[0].iter().zip(&v[1]).map(|(a, b)| a + b).collect();
+        normalize(&mut sum);
+        assert!((window.score - dot(&sum, &qv)).abs() < 1e-5, "{} vs {}", window.score, dot(&sum, &qv));
+        // Without the query's vector there is nothing to score units with.
+        assert!(index.passages(&[hit], None)[0].units.is_empty());
+    }
+
+    #[test]
+    fn stored_sentence_vectors_are_used_and_stale_ones_recomputed_or_dropped() {
+        let texts: Vec<String> = sentence_texts(&mixed());
+        assert_eq!(texts.len(), 4);
+        let mut stored = mixed();
+        stored.embedding = Some(Concepts.embed(&[stored.content.clone()]).unwrap().remove(0));
+        stored.sentence_embeddings = Some(Concepts.embed(&texts).unwrap().concat());
+        let q = "my login is locked".to_string();
+        let qv = Concepts.embed(std::slice::from_ref(&q)).unwrap().remove(0);
+        // No embedder at build: the stored sentence vectors alone make the match.
+        let index = HybridIndex::build(vec![stored.clone()], None, IndexOptions::default()).unwrap();
+        assert!(index.search(&q, Some(&qv), 1)[0].dense.unwrap() > 0.9);
+        // Vectors for another sentence count (the text changed): dropped without an embedder…
+        let mut stale = stored.clone();
+        stale.sentence_embeddings = Some(vec![0.5; 5 * 3]);
+        let index = HybridIndex::build(vec![stale.clone()], None, IndexOptions::default()).unwrap();
+        assert_eq!(index.vector_rows(), 1);
+        // …recomputed with one.
+        let index = HybridIndex::build(vec![stale], Some(&Concepts), IndexOptions::default()).unwrap();
+        assert_eq!(index.vector_rows(), 1 + 4);
+        // Q&A pairs never get sentence rows: their question is their unit.
+        let index = HybridIndex::build(corpus(), Some(&Concepts), IndexOptions::default()).unwrap();
+        assert_eq!(index.vector_rows(), 3 * 2 + 2, "pairs: question and whole; one-sentence passages: whole");
     }
 
     #[tokio::test]
