@@ -138,6 +138,10 @@ def confirm(cls, id, payment_method=None, payment_method_data=None, client_secre
         pm = r.PaymentMethod._api_retrieve(payment_method)
         pm.customer = pm.customer or pi.customer
         pi.payment_method = pm.id
+        # After a declined card the intent takes another (Stripe: requires_payment_method ->
+        # requires_confirmation); localstripe would keep reading the failed charge's status.
+        if pi.latest_charge is not None and pi.latest_charge.status == 'failed':
+            pi.latest_charge = None
     return _confirm(cls, id, **kwargs)
 
 
