@@ -1,9 +1,10 @@
-//! Payments through Stripe Billing: the webhook's signature check and the reading of its events
-//! into the store's `BillingChange`s. The plan changes only when a webhook says a payment
-//! went through (`invoice.paid`).
+//! Payments through Stripe Billing: the calls to Stripe's API (`stripe`), the webhook's
+//! signature check and the reading of its events into the store's `BillingChange`s. The plan
+//! changes only when a webhook says a payment went through (`invoice.paid`).
 
 pub mod events;
 pub mod signature;
+pub mod stripe;
 
 use std::time::Duration;
 
