@@ -190,6 +190,19 @@ async fn yearly_then_cancel_at_the_period_end_and_resume(backend: parley_store::
     assert_eq!(at_stripe["cancel_at_period_end"], false);
     let (status, reply) = app.post_json("/api/billing/resume", Some(&token), json!({})).await;
     assert_eq!((status, support::message(&reply)), (StatusCode::CONFLICT, "Your subscription is not cancelled: there is nothing to resume"));
+
+    // Stripe delivers out of order: the cancellation's event arriving after the resume must
+    // not cancel again (the handler re-reads the subscription from Stripe).
+    let customer = at_stripe["customer"].as_str().unwrap();
+    let mut late = at_stripe.clone();
+    late["cancel_at_period_end"] = json!(true);
+    let event = json!({"id": "evt_late_cancel", "object": "event", "type": "customer.subscription.updated",
+        "created": chrono::Utc::now().timestamp() - 5, "livemode": false, "data": {"object": late}});
+    assert_eq!(late["customer"], customer);
+    let (status, reply) = stripe.deliver_signed(&app.url("/api/billing/webhook"), &event).await;
+    assert_eq!((status, reply["applied"].as_bool()), (StatusCode::OK, Some(true)), "{reply}");
+    let sub = subscription(&app, &token).await;
+    assert_eq!((sub["planType"].as_str(), sub["cancelAtPeriodEnd"].as_bool(), sub["endsAt"].is_null()), (Some("pro"), Some(false), true), "{sub}");
 }
 
 async fn a_declined_first_card_changes_no_plan_and_a_failed_renewal_gives_grace_then_free(backend: parley_store::Backend) {

@@ -13,7 +13,8 @@ use actix_web::web;
 use crate::state::AppState;
 
 /// How often ended plans (a date passed, a cancellation, a grace period) are settled to Free
-/// with their extra bots paused. Until then the account already counts as Free.
+/// with their extra bots paused (until then the account already counts as Free), and owners
+/// are told about monthly limits reached.
 const SETTLE_EVERY: Duration = Duration::from_secs(60);
 
 pub fn spawn_plan_settler(state: web::Data<AppState>) {
@@ -23,6 +24,9 @@ pub fn spawn_plan_settler(state: web::Data<AppState>) {
                 Ok(0) => {}
                 Ok(n) => tracing::info!("{n} ended plan(s) moved to Free"),
                 Err(e) => tracing::error!("settling ended plans: {e}"),
+            }
+            if let Err(e) = crate::notify::tell_limits_reached(&state).await {
+                tracing::error!("telling owners about reached limits: {}", e.message);
             }
             tokio::time::sleep(SETTLE_EVERY).await;
         }
