@@ -129,8 +129,10 @@ async function changeCancellation(call: () => Promise<unknown>, done: string): P
   checkout.notice = null;
   try {
     await call();
-    checkout.notice = done;
+    // The notice and the page's new state appear together (the notice first would show
+    // "cancelled" beside the old renewal line for a moment).
     await loadBilling();
+    checkout.notice = done;
   } catch (err) {
     checkout.error = errorMessage(err, 'Unable to change your subscription');
   } finally {
