@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes this machine ready for the tests: PostgreSQL up (and old test databases dropped),
-# Debian's chromium for the browser tests, npm packages. Idempotent; safe to run every time.
+# Debian's chromium for the browser tests, npm packages, localstripe. Idempotent; safe to run
+# every time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +30,12 @@ bash scripts/npm-ci.sh dashboard widget e2e benches/peers/socketio-node
 if ! command -v schemathesis >/dev/null || ! schemathesis --version 2>/dev/null | grep -q '4\.32\.5'; then
   echo "==> installing schemathesis for the API contract run"
   python3 -m pip install --quiet --disable-pip-version-check 'schemathesis==4.32.5'
+fi
+# A local Stripe for the billing tests (scripts/localstripe-server.py starts it per test and
+# patches this version's internals: pinned).
+if ! python3 -c 'import importlib.metadata as m; assert m.version("localstripe") == "1.15.10"' 2>/dev/null; then
+  echo "==> installing localstripe for the billing tests"
+  python3 -m pip install --quiet --disable-pip-version-check 'localstripe==1.15.10'
 fi
 if [ -x scripts/fetch-model.sh ]; then
   scripts/fetch-model.sh || echo "warning: no embedding model; embedding tests will say so"

@@ -48,3 +48,42 @@ pub async fn conversation_budget_tripped(state: &AppState, bot_id: &str) -> ApiR
     }
     Ok(())
 }
+
+/// Notices read per round of `tell_limits_reached`.
+const LIMIT_NOTICES_PER_ROUND: i64 = 50;
+
+/// Tells owners that a monthly limit of their plan was reached (the store notes the first
+/// refusal per limit and period): in Recent Activity, and by mail when their email
+/// notifications are on. A notice from a period already over is only marked. Returns how many
+/// notices were handled.
+pub async fn tell_limits_reached(state: &AppState) -> ApiResult<usize> {
+    let notices = state.store.unsent_limit_notices(LIMIT_NOTICES_PER_ROUND).await?;
+    for notice in &notices {
+        let allowance = state.store.allowance(&notice.user_id).await?;
+        if allowance.period_start == notice.period_start {
+            let until = allowance.period_end.format("%B %-d, %Y");
+            let plan = &allowance.plan;
+            let what = match notice.limit_kind.as_str() {
+                "credits" => format!(
+                    "Your assistants have used all {} AI replies (credits) of the {} plan for this period. Until {until}, visitors are told \
+                     the assistant has used its replies for the month and can ask for a person.",
+                    plan.credits_limit, plan.name
+                ),
+                _ => format!(
+                    "Your assistants have had all {} conversations of the {} plan for this period. Until {until}, new visitors are told \
+                     the assistant is unavailable; open conversations go on.",
+                    plan.conversations_limit, plan.name
+                ),
+            };
+            state.store.log_activity(Some(&notice.user_id), None, "limits", &what).await?;
+            if let Some(owner) = state.store.user_by_id(&notice.user_id).await? {
+                if state.store.notification_prefs(&owner.id).await?.email_notifications {
+                    let link = state.mail.link(parley_store::billing::BILLING_PATH);
+                    state.mail.send(&owner.email, templates::plan_limit_reached(&owner.name, &what, &link), Some(link.clone())).await?;
+                }
+            }
+        }
+        state.store.mark_limit_notice_sent(notice).await?;
+    }
+    Ok(notices.len())
+}

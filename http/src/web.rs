@@ -83,6 +83,21 @@ pub const DASHBOARD_CSP: &str = "default-src 'self'; script-src 'self'; style-sr
      img-src 'self' data: blob: https:; font-src 'self' data:; connect-src 'self'; frame-src 'self'; \
      frame-ancestors 'self'; base-uri 'self'; form-action 'self'; object-src 'none'";
 
+/// The dashboard's policy on this server: with payments configured, Stripe.js may load from its
+/// origin, call Stripe's API and frame its card field and 3-D Secure pages (Stripe's documented
+/// CSP; the origins come from the settings, so a local stand-in works too).
+pub fn dashboard_csp(stripe: &parley_config::StripeSettings) -> String {
+    let origin = |u: &str| url::Url::parse(u).ok().map(|u| u.origin().ascii_serialization()).filter(|o| o != "null");
+    let (true, Some(js), Some(api)) = (stripe.is_configured(), origin(&stripe.js_url), origin(&stripe.api_base)) else {
+        return DASHBOARD_CSP.to_string();
+    };
+    let frames = if js == "https://js.stripe.com" { format!("{js} https://hooks.stripe.com") } else { js.clone() };
+    DASHBOARD_CSP
+        .replace("script-src 'self';", &format!("script-src 'self' {js};"))
+        .replace("connect-src 'self';", &format!("connect-src 'self' {api};"))
+        .replace("frame-src 'self';", &format!("frame-src 'self' {frames};"))
+}
+
 async fn dashboard_page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
     let dir = &state.settings.web.dashboard_dir;
     // A path that names a real file in the build (favicon, robots.txt) is served as is.
@@ -95,8 +110,27 @@ async fn dashboard_page(req: HttpRequest, state: web::Data<AppState>) -> HttpRes
     }
     let mut res = serve_file(&req, dir.join("index.html"), "dashboard", dir).await;
     let headers = res.headers_mut();
-    headers.insert(actix_web::http::header::CONTENT_SECURITY_POLICY, actix_web::http::header::HeaderValue::from_static(DASHBOARD_CSP));
+    let policy = actix_web::http::header::HeaderValue::from_str(&dashboard_csp(&state.settings.stripe))
+        .unwrap_or_else(|_| actix_web::http::header::HeaderValue::from_static(DASHBOARD_CSP));
+    headers.insert(actix_web::http::header::CONTENT_SECURITY_POLICY, policy);
     // For browsers without CSP's frame-ancestors.
     headers.insert(actix_web::http::header::X_FRAME_OPTIONS, actix_web::http::header::HeaderValue::from_static("SAMEORIGIN"));
     res
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stripe_js_is_allowed_only_with_payments_configured() {
+        let mut stripe = parley_config::Settings::defaults().map(|s| s.stripe).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(dashboard_csp(&stripe), DASHBOARD_CSP);
+        stripe.secret_key = "sk_test_1".into();
+        stripe.publishable_key = "pk_test_1".into();
+        let csp = dashboard_csp(&stripe);
+        assert!(csp.contains("script-src 'self' https://js.stripe.com;"), "{csp}");
+        assert!(csp.contains("connect-src 'self' https://api.stripe.com;"), "{csp}");
+        assert!(csp.contains("frame-src 'self' https://js.stripe.com https://hooks.stripe.com;"), "{csp}");
+    }
 }

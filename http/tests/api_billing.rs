@@ -1,5 +1,6 @@
 //! Billing over HTTP on both backends: the plans on offer, the caller's subscription, usage
-//! and payment history, the plan limits' refusals, and a plan set by `parley plans set`.
+//! and payment history, the plan limits' refusals, the owner told once per period when a
+//! monthly limit is reached, and a plan set by `parley plans set`.
 
 mod support;
 
@@ -18,6 +19,7 @@ on_both_backends!(
     payment_history_is_paged_newest_first_and_private,
     a_plan_set_from_the_command_line_lifts_the_limits_until_its_day,
     a_conversation_over_the_plan_is_refused_naming_the_limit,
+    the_owner_is_told_once_per_period_when_a_monthly_limit_is_reached,
 );
 
 async fn plans_are_public_and_priced_from_the_table(backend: parley_store::Backend) {
@@ -173,4 +175,50 @@ async fn a_conversation_over_the_plan_is_refused_naming_the_limit(backend: parle
     );
     let (_, usage) = app.get("/api/billing/usage", Some(&token)).await;
     assert_eq!(usage["usage"]["conversations"], json!({"used": 100, "total": 100}), "the refusal took nothing");
+}
+
+async fn the_owner_is_told_once_per_period_when_a_monthly_limit_is_reached(backend: parley_store::Backend) {
+    let app = TestApp::spawn(backend).await;
+    let (token, user_id) = app.signup("limits@x.co").await;
+    let bot = app.create_bot(&token, "Popular").await;
+    let store = &app.state.store;
+    let subject = "Your Parley plan reached a monthly limit";
+    let mails = |store: &parley_store::Store| {
+        let store = store.clone();
+        async move { store.outbox(500).await.unwrap().into_iter().filter(|m| m.subject == subject).collect::<Vec<_>>() }
+    };
+    // Under the limits: nothing to tell.
+    assert!(store.claim_conversation(&user_id).await.unwrap());
+    assert_eq!(parley_http::notify::tell_limits_reached(&app.state).await.unwrap(), 0);
+    for _ in 1..100 {
+        assert!(store.claim_conversation(&user_id).await.unwrap());
+    }
+    // Three visitors refused: one notice.
+    for _ in 0..3 {
+        let (status, _) = app.post_json("/api/chat", None, json!({"botId": bot, "message": "Anyone there?"})).await;
+        assert_eq!(status, StatusCode::FORBIDDEN);
+    }
+    assert_eq!(parley_http::notify::tell_limits_reached(&app.state).await.unwrap(), 1);
+    let sent = mails(store).await;
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].to_address, "limits@x.co");
+    assert!(sent[0].text_body.contains("all 100 conversations of the Free plan"), "{}", sent[0].text_body);
+    assert!(sent[0].text_body.contains("/billing"), "{}", sent[0].text_body);
+    let (_, activity) = app.get("/api/dashboard/stats", Some(&token)).await;
+    assert!(activity.to_string().contains("all 100 conversations"), "{activity}");
+
+    // More refusals in the same period: told already.
+    let (status, _) = app.post_json("/api/chat", None, json!({"botId": bot, "message": "Still there?"})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(parley_http::notify::tell_limits_reached(&app.state).await.unwrap(), 0);
+
+    // Credits are a limit of their own; with email notifications off, Recent Activity only.
+    let (status, _) = app.put_json("/api/me/notifications", Some(&token), json!({"emailNotifications": false})).await;
+    assert_eq!(status, StatusCode::OK);
+    while store.spend_credit(&user_id).await.unwrap() {}
+    assert!(!store.spend_credit(&user_id).await.unwrap());
+    assert_eq!(parley_http::notify::tell_limits_reached(&app.state).await.unwrap(), 1);
+    assert_eq!(mails(store).await.len(), 1, "no mail with email notifications off");
+    let (_, activity) = app.get("/api/dashboard/stats", Some(&token)).await;
+    assert!(activity.to_string().contains("AI replies (credits)"), "{activity}");
 }

@@ -7,8 +7,8 @@ use chrono::{Months, NaiveDateTime};
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 
-use crate::models::{Plan, Subscription, UsageCounter};
-use crate::schema::{bots, plans, subscriptions, usage_counters};
+use crate::models::{LimitNotice, Plan, Subscription, UsageCounter};
+use crate::schema::{bots, limit_notices, plans, subscriptions, usage_counters};
 use crate::{new_id, time, Store, StoreError, StoreResult};
 
 pub const UNLIMITED: i32 = 999;
@@ -180,6 +180,7 @@ impl Store {
 
     /// Spends one credit if any is left this period; returns whether it was spent. The check
     /// and the increment are one conditional update, so concurrent replies cannot overspend.
+    /// The first refusal in a period leaves a limit notice for the owner.
     pub async fn spend_credit(&self, user_id: &str) -> StoreResult<bool> {
         let allowance = self.allowance(user_id).await?;
         let limit = allowance.plan.credits_limit;
@@ -204,13 +205,21 @@ impl Store {
                     .execute(conn)
                     .await?
             };
+            if n == 0 {
+                diesel::insert_into(limit_notices::table)
+                    .values(LimitNotice::reached(user_id, start, Limit::Credits))
+                    .on_conflict_do_nothing()
+                    .execute(conn)
+                    .await?;
+            }
             Ok::<_, StoreError>(n == 1)
         })
     }
 
     /// Takes one of the owner's conversations this period if any is left; returns whether it
     /// was taken. As `spend_credit`: the check and the increment are one conditional update,
-    /// so concurrent new conversations cannot go past the plan.
+    /// so concurrent new conversations cannot go past the plan. The first refusal in a period
+    /// leaves a limit notice for the owner.
     pub async fn claim_conversation(&self, user_id: &str) -> StoreResult<bool> {
         let allowance = self.allowance(user_id).await?;
         let limit = allowance.plan.conversations_limit;
@@ -235,8 +244,36 @@ impl Store {
                     .execute(conn)
                     .await?
             };
+            if n == 0 {
+                diesel::insert_into(limit_notices::table)
+                    .values(LimitNotice::reached(user_id, start, Limit::Conversations))
+                    .on_conflict_do_nothing()
+                    .execute(conn)
+                    .await?;
+            }
             Ok::<_, StoreError>(n == 1)
         })
+    }
+
+    /// Limit notices not yet told to their owners, oldest first, at most `limit`.
+    pub async fn unsent_limit_notices(&self, limit: i64) -> StoreResult<Vec<LimitNotice>> {
+        db_run!(self, |conn| limit_notices::table
+            .filter(limit_notices::sent_at.is_null())
+            .order(limit_notices::reached_at.asc())
+            .limit(limit)
+            .load::<LimitNotice>(conn)
+            .await)
+        .map_err(Into::into)
+    }
+
+    /// Marks a limit notice as told (mailed or, with mail off for the owner, logged only).
+    pub async fn mark_limit_notice_sent(&self, notice: &LimitNotice) -> StoreResult<()> {
+        let now = time::now();
+        db_run!(self, |conn| diesel::update(limit_notices::table.find((&notice.user_id, notice.period_start, &notice.limit_kind)))
+            .set(limit_notices::sent_at.eq(now))
+            .execute(conn)
+            .await)?;
+        Ok(())
     }
 
     /// Counts a new conversation in the owner's current period, whatever the plan says (see

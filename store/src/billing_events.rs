@@ -126,6 +126,42 @@ impl Store {
         .map_err(Into::into)
     }
 
+    /// Stripe accepted the owner's cancellation at the period's end (`cancel`) or its undoing:
+    /// the same change `customer.subscription.updated` brings, applied from Stripe's answer so
+    /// the page shows it at once (the webhook, when it lands, changes nothing more). Only for
+    /// the account's own paid subscription `subscription`; returns whether a row changed.
+    pub async fn record_cancel_at_period_end(&self, user_id: &str, subscription: &str, cancel: bool, period_end: NaiveDateTime) -> StoreResult<bool> {
+        let now = time::now();
+        db_tx!(self, owned(user_id, subscription), |conn| async move {
+            let sub: Option<Subscription> = subscriptions::table
+                .filter(subscriptions::user_id.eq(&user_id))
+                .filter(subscriptions::stripe_subscription_id.eq(&subscription))
+                .filter(subscriptions::plan_id.ne(FREE))
+                .first(conn)
+                .await
+                .optional()?;
+            let Some(sub) = sub else { return Ok::<_, StoreError>(false) };
+            // As the webhook does: a grace period keeps its own end.
+            let ends_at = if sub.status == "past_due" {
+                sub.ends_at
+            } else if cancel {
+                Some(period_end)
+            } else {
+                None
+            };
+            diesel::update(subscriptions::table.find(&sub.id))
+                .set((
+                    subscriptions::cancel_at_period_end.eq(cancel),
+                    subscriptions::ends_at.eq(ends_at),
+                    subscriptions::current_period_end.eq(period_end),
+                    subscriptions::updated_at.eq(now),
+                ))
+                .execute(conn)
+                .await?;
+            Ok(true)
+        })
+    }
+
     /// Applies one webhook event unless its id was applied before. `grace`: how long a paid
     /// plan stays after a failed renewal.
     pub async fn apply_billing_event(&self, event_id: &str, kind: &str, change: &BillingChange, grace: Duration) -> StoreResult<Applied> {

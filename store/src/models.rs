@@ -291,6 +291,24 @@ pub struct UsageCounter {
     pub credits_used: i32,
 }
 
+/// A plan limit first reached in a billing period; the owner is told once (`sent_at`).
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = limit_notices)]
+pub struct LimitNotice {
+    pub user_id: String,
+    pub period_start: NaiveDateTime,
+    pub limit_kind: String,
+    pub reached_at: NaiveDateTime,
+    pub sent_at: Option<NaiveDateTime>,
+}
+
+impl LimitNotice {
+    /// `limit` reached now in the period starting `period_start`, not yet told.
+    pub fn reached(user_id: &str, period_start: NaiveDateTime, limit: crate::billing::Limit) -> LimitNotice {
+        LimitNotice { user_id: user_id.to_string(), period_start, limit_kind: limit.as_str().to_string(), reached_at: crate::time::now(), sent_at: None }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = payments)]
 pub struct Payment {

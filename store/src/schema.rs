@@ -271,6 +271,16 @@ diesel::table! {
 }
 
 diesel::table! {
+    limit_notices (user_id, period_start, limit_kind) {
+        user_id -> Text,
+        period_start -> Timestamp,
+        limit_kind -> Text,
+        reached_at -> Timestamp,
+        sent_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
     usage_counters (user_id, period_start) {
         user_id -> Text,
         period_start -> Timestamp,
@@ -377,6 +387,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     payments,
     stripe_events,
     paused_bots,
+    limit_notices,
     activity_log,
     message_counter_flushes,
     refused_answers,

@@ -641,3 +641,48 @@ async fn a_transaction_whose_caller_gives_up_still_ends_and_later_writes_are_kep
     assert!(store.user_by_email("bob@example.com").await.unwrap().is_some());
     assert_eq!(store.recent_activity(&other.id, 50).await.unwrap().len(), 1);
 }
+
+/// Under steady writes the SQLite WAL starts over after checkpoints instead of growing with
+/// every commit: the checkpoint thread catches the tail a polite checkpoint leaves. Without
+/// that the file grows by every frame written (about linearly in time); with it, it reaches
+/// the size of a checkpoint period's frames and stays there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sqlite_wal_starts_over_under_steady_writes() {
+    use parley_store::chat::{NewMessage, Role};
+    let (db, store) = store(Backend::Sqlite).await;
+    let owner = user(&store, "owner@x.co").await;
+    let b = bot(&store, &owner.id, "Chatty").await;
+    let mut sessions = Vec::new();
+    for i in 0..20 {
+        sessions.push(store.create_session(&b.id, &format!("v{i}")).await.unwrap().id);
+    }
+    let wal = db.data_dir().join("parley.db-wal");
+    let wal_size = || std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+    let started = std::time::Instant::now();
+    let mut early = 0;
+    let mut written = 0u64;
+    let mut n = 0u64;
+    while started.elapsed() < std::time::Duration::from_secs(6) {
+        // 20 writers at a time, one message each, as a relay's sessions send.
+        let batch: Vec<_> = sessions
+            .iter()
+            .map(|sid| {
+                let (st, sid) = (store.clone(), sid.clone());
+                n += 1;
+                let text = format!("message {n} with some words in it, as a chat message has");
+                tokio::spawn(async move { st.append_message(&sid, NewMessage::simple(Role::User, text)).await })
+            })
+            .collect();
+        for t in batch {
+            t.await.unwrap().unwrap();
+            written += 1;
+        }
+        if early == 0 && started.elapsed() >= std::time::Duration::from_secs(2) {
+            early = wal_size();
+        }
+    }
+    let late = wal_size();
+    assert!(written > 1000, "too few messages to tell: {written}");
+    assert!(early > 0, "the WAL holds the first writes");
+    assert!(late <= early * 3 / 2, "the WAL kept growing: {early} bytes after 2 s, {late} after 6 s ({written} messages)");
+}

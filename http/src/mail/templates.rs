@@ -128,6 +128,17 @@ pub fn conversation_budget(bot_name: &str, what: &str, link: &str) -> Template {
     )
 }
 
+/// A monthly limit of the owner's plan was reached (told once per billing period).
+pub fn plan_limit_reached(name: &str, what: &str, link: &str) -> Template {
+    compose(
+        "Your Parley plan reached a monthly limit".into(),
+        &hello(name),
+        &[what.to_string(), "Upgrade on the billing page to lift the limit at once, or wait for the next period.".into()],
+        Some(("Open billing", link)),
+        "You get these mails because email notifications are on in your settings.",
+    )
+}
+
 /// A visitor asked for a person while no agent of the bot was online.
 pub fn support_request(bot_name: &str, customer: &str, message: &str, link: &str) -> Template {
     let mut paragraphs = vec![format!("A customer ({customer}) asked for human support on \"{bot_name}\" and no agent is online.")];

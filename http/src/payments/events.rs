@@ -63,6 +63,13 @@ fn amount(v: &Value, key: &str) -> Result<i32, Unreadable> {
     i32::try_from(n).map_err(|_| Unreadable(format!("{key} out of range")))
 }
 
+/// A subscription's current period end: on it in older API versions, on its first item in newer.
+pub fn subscription_period_end(subscription: &Value) -> Option<NaiveDateTime> {
+    int(subscription, &["current_period_end"])
+        .or_else(|| subscription.get("items").and_then(|i| i.get("data")).and_then(|d| d.get(0)).and_then(|item| int(item, &["current_period_end"])))
+        .and_then(time_at)
+}
+
 pub fn read(body: &[u8], stripe: &StripeSettings) -> Result<Event, Unreadable> {
     let event: Value = serde_json::from_slice(body).map_err(|e| Unreadable(format!("not JSON: {e}")))?;
     let id = text(&event, &["id"]).ok_or_else(|| Unreadable("event without id".into()))?;
@@ -105,10 +112,7 @@ pub fn read(body: &[u8], stripe: &StripeSettings) -> Result<Event, Unreadable> {
             description: "Payment failed".into(),
         }),
         "customer.subscription.updated" => {
-            let end = int(object, &["current_period_end"])
-                .or_else(|| object.get("items").and_then(|i| i.get("data")).and_then(|d| d.get(0)).and_then(|item| int(item, &["current_period_end"])))
-                .and_then(time_at)
-                .ok_or_else(|| Unreadable("subscription without current_period_end".into()))?;
+            let end = subscription_period_end(object).ok_or_else(|| Unreadable("subscription without current_period_end".into()))?;
             Some(BillingChange::SubscriptionUpdated {
                 customer: customer()?,
                 subscription: text(object, &["id"]).ok_or_else(|| Unreadable("subscription without id".into()))?,

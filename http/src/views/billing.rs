@@ -89,8 +89,9 @@ pub struct SubscriptionView {
     /// The plan in force now: `free`, `pro` or `enterprise`.
     pub plan_type: String,
     pub plan_name: String,
-    /// `active`; `past_due` while a failed renewal's grace runs (the plan stays until `endsAt`);
-    /// `incomplete` while a first payment waits for its card confirmation.
+    /// `active`; `past_due` while a failed renewal's grace runs (the plan stays until `endsAt`).
+    /// A checkout waiting for its first payment changes nothing here: the plan changes when
+    /// Stripe's `invoice.paid` arrives.
     pub status: String,
     /// `monthly` or `yearly`.
     pub cycle: String,

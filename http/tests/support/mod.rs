@@ -2,6 +2,7 @@
 //! SQLite file or a fresh PostgreSQL database, driven over HTTP like any client.
 #![allow(dead_code)]
 
+pub mod localstripe;
 pub mod sio;
 pub mod smtp;
 

@@ -21,7 +21,8 @@
 //! SQLite: a dedicated thread owns a plain (synchronous) connection, so a batch is one hop, not
 //! one per statement. It never checkpoints the WAL itself (a checkpoint copies pages and syncs
 //! the file: milliseconds a queued message would wait); a second thread does, every
-//! `CHECKPOINT_EVERY`, beside it. PostgreSQL: a task on the runtime with a pooled connection.
+//! `CHECKPOINT_EVERY`, beside it, and copies the short tail it could not catch while the
+//! writer waits its turn, so the WAL starts over instead of growing. PostgreSQL: a task on the runtime with a pooled connection.
 //!
 //! Message ids are time-ordered (UUIDv7), so the primary-key index grows at its end instead of
 //! touching a random page per message.

@@ -1,6 +1,6 @@
-// Billing and Subscription (/billing): the account's plan, usage, payments.
-import { BillingPage } from '@/features/billing/components/BillingPage';
+// Billing and Subscription (/billing): the account's plan, usage, payments, and its checkout.
+import { BillingCheckout } from '@/features/billing/components/BillingCheckout';
 
 export function BillingRoute() {
-  return <BillingPage />;
+  return <BillingCheckout />;
 }

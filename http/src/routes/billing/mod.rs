@@ -1,8 +1,10 @@
 //! `/api/billing`: the plans on offer (public: the landing page's pricing reads them before
 //! anyone signs in), and the signed-in user's own subscription, usage and payment history.
-//! Billing belongs to the account, not to a bot: every call but the plans is about the caller.
+//! Billing belongs to the account, not to a bot: every call but the plans (and Stripe's webhook)
+//! is about the caller, who checks out, cancels and resumes their own subscription.
 
 mod account;
+mod checkout;
 mod webhook;
 
 use actix_web::{web, HttpResponse};
@@ -18,16 +20,20 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/billing/subscription", web::get().to(account::subscription))
         .route("/billing/usage", web::get().to(account::usage))
         .route("/billing/payments", web::get().to(account::payments))
+        .route("/billing/checkout", web::post().to(checkout::checkout))
+        .route("/billing/cancel", web::post().to(checkout::cancel))
+        .route("/billing/resume", web::post().to(checkout::resume))
         .route("/billing/webhook", web::post().to(webhook::webhook));
 }
 
 #[derive(OpenApi)]
 #[openapi(
-    paths(plans, account::subscription, account::usage, account::payments, webhook::webhook),
+    paths(plans, account::subscription, account::usage, account::payments, checkout::checkout, checkout::cancel, checkout::resume, webhook::webhook),
     components(schemas(
         views::billing::PlansReply, views::billing::PlanView, views::billing::SubscriptionReply,
         views::billing::SubscriptionView, views::billing::CheckoutView, views::billing::UsageReply,
         views::billing::Usage, views::billing::Meter, views::billing::PaymentsReply, views::billing::PaymentView, views::billing::WebhookReply,
+        checkout::CheckoutRequest, checkout::CheckoutReply,
     )),
     tags((name = "billing", description = "Plans, subscription and usage"))
 )]

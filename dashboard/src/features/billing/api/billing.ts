@@ -1,5 +1,6 @@
 // The Billing page's calls (http/src/routes/billing): the plans on offer, the caller's
-// subscription with its newest payments, the three usage meters, and the paged history.
+// subscription with its newest payments, the three usage meters, and the paged history; the
+// checkout of a paid plan, and its cancellation at the period's end or resumption.
 import { api } from '@/lib/api';
 
 /** A plan as the pricing cards show it (http/src/views/billing.rs `PlanView`). */
@@ -79,9 +80,22 @@ export interface PaymentsPage {
   limit: number;
 }
 
+/** `POST /api/billing/checkout`: a subscription waiting for its first payment. */
+export interface CheckoutReply {
+  subscriptionId: string;
+  /** For Stripe.js `confirmCardPayment`. */
+  clientSecret: string;
+  plan: string;
+  cycle: string;
+}
+
 export const billingApi = {
   plans: (signal?: AbortSignal) => api<PlansReply>('/billing/plans', { signal }),
   subscription: (signal?: AbortSignal) => api<SubscriptionReply>('/billing/subscription', { signal }),
   usage: (signal?: AbortSignal) => api<UsageReply>('/billing/usage', { signal }),
   payments: (page: number, limit: number) => api<PaymentsPage>(`/billing/payments?page=${page}&limit=${limit}`),
+  checkout: (plan: string, cycle: string) => api<CheckoutReply>('/billing/checkout', { method: 'POST', body: { plan, cycle } }),
+  /** Cancel at the period's end (also the downgrade to Free), and its undoing. */
+  cancel: () => api<Subscription>('/billing/cancel', { method: 'POST', body: {} }),
+  resume: () => api<Subscription>('/billing/resume', { method: 'POST', body: {} }),
 };

@@ -52,8 +52,8 @@ export function PlanCards({ plans, subscription, checkout, cycle, onCycle, onUpg
         {plans.plans.map((plan) => {
           const action = planAction(plans.plans, current, plan);
           const price = priceFor(plan, cycle, plans.currency);
-          // Paying the same plan on the other cycle is a change too (monthly to yearly).
-          const switchCycle = action === 'current' && plan.id !== 'free' && !plan.custom && subscription.cycle !== cycle;
+          // Checkout starts a paid plan from Free; switching a running plan's cycle is not
+          // offered (the server refuses a second subscription), so the current plan stays marked.
           return (
             <Card
               key={plan.id}
@@ -102,14 +102,14 @@ export function PlanCards({ plans, subscription, checkout, cycle, onCycle, onUpg
                     Contact Sales
                   </Button>
                 )}
-                {action === 'current' && !switchCycle && (
+                {action === 'current' && (
                   <Button fullWidth variant="light" disabled>
                     Current Plan
                   </Button>
                 )}
-                {(action === 'upgrade' || switchCycle) && (
+                {action === 'upgrade' && (
                   <Button fullWidth disabled={!checkout.configured || busy} onClick={() => onUpgrade({ plan, cycle })}>
-                    {switchCycle ? `Switch to ${cycle === 'yearly' ? 'Yearly' : 'Monthly'}` : 'Upgrade'}
+                    Upgrade
                   </Button>
                 )}
                 {action === 'downgrade' && (

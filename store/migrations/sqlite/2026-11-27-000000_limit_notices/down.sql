@@ -1,0 +1,1 @@
+DROP TABLE limit_notices;
