@@ -1,11 +1,13 @@
 // Bot details in a real browser against the real server (issue 19): the owner switches the bot
 // off on its card with the offline warning, a visitor's open /chat shows the offline state at
 // their next message and a fresh /chat at once; switched back on in Bot Settings, the open chat
-// comes back by itself with its conversation. Then the details are edited in Bot Settings, and
-// sessions are pinned, starred and filtered on /sessions.
+// comes back by itself with its conversation. Then the details are edited in Bot Settings (the
+// checks, a new icon, a new website crawled when the owner accepts), and sessions are pinned,
+// starred and filtered on /sessions.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
+import { createServer } from "node:http";
 import { join } from "node:path";
 import { startParley, repo, signup, createBot, api, until } from "../parley.mjs";
 import { launchBrowser, signedInContext } from "../browser.mjs";
@@ -14,15 +16,36 @@ const built =
   existsSync(join(repo, "dashboard", "dist", "index.html")) && existsSync(join(repo, "widget", "dist", "chat.html"));
 const skip = !built && "dashboard or widget not built (npm run build in dashboard/ and widget/)";
 const NAME = "Trail Shop Helper";
+const PNG_1PX = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+  "base64",
+);
+
+/** A website on loopback for the crawl the details card offers. */
+function localSite() {
+  const hits = [];
+  const srv = createServer((req, res) => {
+    hits.push(req.url);
+    const ok = req.url === "/";
+    res.writeHead(ok ? 200 : 404, { "content-type": "text/html" });
+    res.end(ok ? "<!doctype html><title>Trail Shop</title><h1>Trail Shop</h1><p>Tents are repaired for free within two years.</p>" : "not here");
+  });
+  return new Promise((resolve) =>
+    srv.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${srv.address().port}/`, hits, close: () => srv.close() })),
+  );
+}
 
 let server;
 let browser;
 let owner;
 let botId;
+let site;
 
 before(async () => {
   if (!built) return;
-  server = await startParley();
+  site = await localSite();
+  // The crawler may reach the loopback site only in tests.
+  server = await startParley({ env: { PARLEY_CRAWLER_ALLOW_PRIVATE: "true" } });
   browser = await launchBrowser();
   owner = await signup(server.base, "owner@trail.example", "Ada");
   botId = await createBot(server.base, owner.token, NAME, "We ship to Canada and the USA within 5 business days. Refunds within 30 days.");
@@ -34,6 +57,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await server?.stop();
+  site?.close();
 });
 
 async function ownerPage() {
@@ -117,7 +141,7 @@ test("deactivation: confirmed on the card, the live chat goes offline, reactivat
   await Promise.all([visitor.context.close(), fresh.context.close(), context.close()]);
 });
 
-test("details are edited in Bot Settings with the spec's checks", { skip }, async () => {
+test("details are edited in Bot Settings with the spec's checks; a new website is crawled when the owner says so", { skip }, async () => {
   const { context, page, errors } = await ownerPage();
   await page.goto(`${server.base}/bot-settings`);
   const details = page.getByTestId("bot-details");
@@ -141,6 +165,25 @@ test("details are edited in Bot Settings with the spec's checks", { skip }, asyn
   assert.equal(bot.description, "Answers about shipping and refunds");
   await page.reload();
   await until(async () => (await page.getByTestId("bot-details").getByLabel("Description").inputValue()) === "Answers about shipping and refunds", "the saved description");
+  // A new icon, and a new website: saved, then offered for crawling, which trains on it.
+  const details2 = page.getByTestId("bot-details");
+  await details2.locator('input[type="file"]').setInputFiles({ name: "icon.png", mimeType: "image/png", buffer: PNG_1PX });
+  await details2.getByLabel("Website", { exact: true }).fill(site.url);
+  await details2.getByRole("button", { name: "Save Details" }).click();
+  const offer = page.getByRole("dialog", { name: "Crawl the new website?" });
+  await offer.getByText(site.url).waitFor();
+  await offer.getByRole("button", { name: "Crawl website" }).click();
+  await offer.waitFor({ state: "hidden" });
+  const withIcon = (await api(server.base, "GET", `/api/bots/${botId}`, { token: owner.token })).body.bot;
+  assert.match(withIcon.icon ?? "", /^\/uploads\/public\//);
+  assert.equal(withIcon.websiteUrl, site.url);
+  const crawled = await until(async () => {
+    const r = await api(server.base, "GET", `/api/bots/${botId}/sources`, { token: owner.token });
+    return r.body.websites?.[0]?.status === "completed" ? r.body.websites[0] : null;
+  }, "the website source to complete", 30000);
+  assert.equal(crawled.url ?? crawled.name, site.url);
+  assert.ok(site.hits.includes("/"), `the site was crawled: ${site.hits}`);
+
   // Put the name back for the other tests of this file.
   const put = await api(server.base, "PUT", `/api/bots/${botId}`, { token: owner.token, body: { name: NAME } });
   assert.equal(put.status, 200);
