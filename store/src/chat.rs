@@ -82,6 +82,13 @@ pub enum SessionFilter {
     Open,
 }
 
+/// The pin and star marks a list may be narrowed to (`None`: either way).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FlagFilter {
+    pub pinned: Option<bool>,
+    pub starred: Option<bool>,
+}
+
 diesel::define_sql_function!(fn lower(x: diesel::sql_types::Text) -> diesel::sql_types::Text);
 
 /// A LIKE pattern matching `text` anywhere, case-insensitively (compare with `lower(column)`);
@@ -198,14 +205,17 @@ impl Store {
         })
     }
 
-    /// A page of a bot's sessions, newest activity first, and the total count. `title_search`
-    /// keeps the sessions whose title contains it (any case).
+    /// A page of a bot's sessions (the whole list: pinned ones first), newest activity first, and the total
+    /// count. `title_search` keeps the sessions whose title contains it (any case); `flags`
+    /// keeps those pinned or starred (or not) as asked.
+    #[allow(clippy::too_many_arguments)]
     pub async fn sessions_of_bot(
         &self,
         bot_id: &str,
         filter: SessionFilter,
         agent_id: Option<&str>,
         title_search: Option<&str>,
+        flags: FlagFilter,
         offset: i64,
         limit: i64,
     ) -> StoreResult<(Vec<ChatSession>, i64)> {
@@ -234,11 +244,22 @@ impl Store {
                 if let Some(pattern) = &pattern {
                     q = q.filter(lower(chat_sessions::title).like(pattern.clone()).escape('\\'));
                 }
+                if let Some(pinned) = flags.pinned {
+                    q = q.filter(chat_sessions::is_pinned.eq(pinned));
+                }
+                if let Some(starred) = flags.starred {
+                    q = q.filter(chat_sessions::is_starred.eq(starred));
+                }
                 q
             };
             let total: i64 = query().count().get_result(conn).await?;
-            let page: Vec<ChatSession> = query()
-                .order((chat_sessions::updated_at.desc(), chat_sessions::id))
+            // Pins order the whole list only: the queues keep their order of arrival.
+            let ordered = if filter == SessionFilter::All {
+                query().order((chat_sessions::is_pinned.desc(), chat_sessions::updated_at.desc(), chat_sessions::id))
+            } else {
+                query().order((chat_sessions::updated_at.desc(), chat_sessions::id))
+            };
+            let page: Vec<ChatSession> = ordered
                 .offset(offset)
                 .limit(limit)
                 .load(conn)
@@ -406,6 +427,22 @@ impl Store {
                 return Err(StoreError::NotFound);
             }
             Ok(chat_sessions::table.find(session_id).first::<ChatSession>(conn).await?)
+        })
+    }
+
+    /// Sets the team's pin and star marks; a flag not given keeps its value. The session's
+    /// activity time is left alone: marking a conversation is not activity in it.
+    pub async fn set_session_flags(&self, session_id: &str, flags: FlagFilter) -> StoreResult<ChatSession> {
+        self.counters_current().await;
+        db_tx!(self, owned(session_id), |conn| async move {
+            let target = || chat_sessions::table.find(session_id);
+            if let Some(pinned) = flags.pinned {
+                diesel::update(target()).set(chat_sessions::is_pinned.eq(pinned)).execute(conn).await?;
+            }
+            if let Some(starred) = flags.starred {
+                diesel::update(target()).set(chat_sessions::is_starred.eq(starred)).execute(conn).await?;
+            }
+            target().first::<ChatSession>(conn).await.optional()?.ok_or(StoreError::NotFound)
         })
     }
 

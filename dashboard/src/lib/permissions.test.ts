@@ -3,13 +3,13 @@ import { can, parseRole, type BotAction, type BotRole } from './permissions';
 
 // The server's table (store/src/roles.rs, spec 1 §6), written out row by row.
 const expected: Record<BotRole, BotAction[]> = {
-  owner: ['view', 'editBot', 'deleteBot', 'manageTeam', 'handleSupport', 'editMessage'],
-  admin: ['view', 'editBot', 'manageTeam', 'handleSupport', 'editMessage'],
-  editor: ['view', 'editBot', 'editMessage'],
+  owner: ['view', 'editBot', 'deleteBot', 'manageTeam', 'handleSupport', 'editMessage', 'markSession'],
+  admin: ['view', 'editBot', 'manageTeam', 'handleSupport', 'editMessage', 'markSession'],
+  editor: ['view', 'editBot', 'editMessage', 'markSession'],
   viewer: ['view'],
-  agent: ['view', 'handleSupport', 'editMessage'],
+  agent: ['view', 'handleSupport', 'editMessage', 'markSession'],
 };
-const actions: BotAction[] = ['view', 'editBot', 'deleteBot', 'manageTeam', 'handleSupport', 'editMessage'];
+const actions: BotAction[] = ['view', 'editBot', 'deleteBot', 'manageTeam', 'handleSupport', 'editMessage', 'markSession'];
 
 describe('can(role, action)', () => {
   for (const [role, allowed] of Object.entries(expected)) {

@@ -17,6 +17,8 @@ export type BotAction =
   | 'handleSupport'
   /** Correct a bot message in a conversation. */
   | 'editMessage'
+  /** Pin and star conversations (the team's marks). */
+  | 'markSession'
   /** New Lead and the Edit form. */
   | 'editLeads'
   /** A lead's status (the inline select). */
@@ -33,6 +35,7 @@ const TABLE: Record<BotAction, readonly BotRole[]> = {
   manageTeam: ['owner', 'admin'],
   handleSupport: ['owner', 'admin', 'agent'],
   editMessage: ['owner', 'admin', 'editor', 'agent'],
+  markSession: ['owner', 'admin', 'editor', 'agent'],
   editLeads: ['owner', 'admin', 'editor'],
   setLeadStatus: ['owner', 'admin', 'editor', 'agent'],
   deleteLeads: ['owner', 'admin'],

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use actix::prelude::*;
 use parley_store::billing::Limit;
-use parley_store::chat::{CustomerInfo, NewMessage, Role as MessageRole, SessionFilter};
+use parley_store::chat::{CustomerInfo, FlagFilter, NewMessage, Role as MessageRole, SessionFilter};
 use parley_store::models::{Bot, ChatMessage, ChatSession};
 use parley_store::{Role, Store};
 use tokio::sync::oneshot;
@@ -571,10 +571,31 @@ impl Engine {
     }
 
     /// Sessions of a bot for a member with a role on it.
-    pub async fn sessions(&self, user_id: &str, bot_id: &str, filter: SessionFilter, title_search: Option<&str>, offset: i64, limit: i64) -> Result<(Vec<ChatSession>, i64), EngineError> {
+    #[allow(clippy::too_many_arguments)]
+    pub async fn sessions(&self, user_id: &str, bot_id: &str, filter: SessionFilter, title_search: Option<&str>, flags: FlagFilter, offset: i64, limit: i64) -> Result<(Vec<ChatSession>, i64), EngineError> {
         self.member_role(user_id, bot_id).await?;
         let agent = (filter == SessionFilter::AssignedTo).then_some(user_id);
-        Ok(self.store.sessions_of_bot(bot_id, filter, agent, title_search, offset, limit).await?)
+        Ok(self.store.sessions_of_bot(bot_id, filter, agent, title_search, flags, offset, limit).await?)
+    }
+
+    /// Pins or stars a session (the team's own marks, shared by the team). Whoever works on the
+    /// bot's conversations may mark them: editors and the support roles; a viewer only reads.
+    /// Saved, then the session's members and the bot's agents hear it, as for a status change.
+    pub async fn set_flags(&self, user_id: &str, session_id: &str, flags: FlagFilter) -> Result<Arc<ChatSession>, EngineError> {
+        let who = Who::Member { user_id: user_id.to_string(), name: String::new() };
+        let (addr, bot_id, role) = self.session_for(&who, session_id).await?;
+        if !role.is_some_and(|r| r.can_edit_bot() || r.can_handle_support()) {
+            return Err(EngineError::Forbidden("Your role does not allow pinning or starring conversations".into()));
+        }
+        if flags.pinned.is_none() && flags.starred.is_none() {
+            return Err(EngineError::Invalid("Give pinned or starred".into()));
+        }
+        let view = Arc::new(self.store.set_session_flags(session_id, flags).await?);
+        addr.do_send(Reload(view.clone()));
+        if let Some(bot) = self.registry.running_bot(&bot_id) {
+            bot.do_send(ToAgents(ServerEvent::SessionUpdated { session_id: session_id.to_string(), session: view.clone() }));
+        }
+        Ok(view)
     }
 
     /// Status or priority changed from the dashboard: saved, then the session's members and the

@@ -241,7 +241,7 @@ async fn resolve_session(cx: Cx, Args(a): Args<ResolveSession>) -> Result<Reply,
 /// `get-agent-sessions` (the caller's).
 async fn list(cx: Cx, Args(a): Args<BotArgs>, filter: SessionFilter) -> Result<Reply, EngineError> {
     let bot_id = cx.live.bot_of(a.bot_id)?;
-    let (sessions, _) = cx.state.engine.sessions(cx.live.user()?, &bot_id, filter, None, 0, LIST_LIMIT).await?;
+    let (sessions, _) = cx.state.engine.sessions(cx.live.user()?, &bot_id, filter, None, Default::default(), 0, LIST_LIMIT).await?;
     let sessions: SessionList = sessions.into();
     let event = match filter {
         SessionFilter::SupportQueue => Some(ServerEvent::ActiveSupportSessions { sessions: Arc::clone(&sessions) }),

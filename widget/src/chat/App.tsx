@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { Composer } from './Composer';
 import { ContactForm } from './ContactForm';
 import { Conversation } from './Conversation';
@@ -8,6 +8,7 @@ import { HANDOFF_AFTER_MS, LEAD_DELAY_MS, WAITING_TEXT, WAIT_ESTIMATE_TEXT, lead
 import { chime } from './sound';
 import { DEFAULT_THEME, loadTheme, type ChatTheme } from './theme';
 import { httpTransport } from './transport';
+import { useBotStatus } from './liveStatus';
 
 // The visitor chat page (/chat?id={botId}, also inside the widget's iframe).
 
@@ -45,7 +46,17 @@ export function App({ search = window.location.search, transport = httpTransport
     );
   }
   if (!theme) return <LoadingScreen />;
-  return <Chat botId={botId} theme={theme} transport={transport} />;
+  return <LiveChat botId={botId} theme={theme} transport={transport} />;
+}
+
+/** The chat with the bot's status kept current (switched off or on in the dashboard meanwhile). */
+function LiveChat({ botId, theme, transport }: { botId: string; theme: ChatTheme; transport: Transport }) {
+  const [refusals, setRefusals] = useState(0);
+  const status = useBotStatus(botId, theme.status, refusals);
+  // A new theme object only when the status changed: the chat restarts from the kept conversation.
+  const shown = useMemo(() => (status && status !== theme.status ? { ...theme, status } : theme), [theme, status]);
+  const onRefused = useCallback(() => setRefusals((n) => n + 1), []);
+  return <Chat botId={botId} theme={shown} transport={transport} onRefused={onRefused} />;
 }
 
 function Header({ theme, agentName }: { theme: ChatTheme; agentName: string | null }) {
@@ -74,7 +85,7 @@ function Header({ theme, agentName }: { theme: ChatTheme; agentName: string | nu
   );
 }
 
-function Chat({ botId, theme, transport }: { botId: string; theme: ChatTheme; transport: Transport }) {
+function Chat({ botId, theme, transport, onRefused }: { botId: string; theme: ChatTheme; transport: Transport; onRefused?: () => void }) {
   const controller = useMemo(
     () => new ChatController(botId, theme, transport, () => theme.enableSounds && chime()),
     [botId, theme, transport],
@@ -108,6 +119,12 @@ function Chat({ botId, theme, transport }: { botId: string; theme: ChatTheme; tr
     const t = setTimeout(() => setLeadOpen(true), LEAD_DELAY_MS);
     return () => clearTimeout(t);
   }, [due, leadOpen]);
+
+  // A refused message may mean the bot was switched off meanwhile: the page checks.
+  const refused = state.messages.filter((m) => m.isError).length;
+  useEffect(() => {
+    if (refused > 0) onRefused?.();
+  }, [refused, onRefused]);
 
   if (theme.status === 'inactive') {
     return (

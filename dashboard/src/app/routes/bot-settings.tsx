@@ -1,6 +1,10 @@
-// Bot Settings: abuse protection and URL whitelist of the active bot, saved on the server.
+// Bot Settings: the active bot's details and active switch, then its abuse protection and URL
+// whitelist, saved on the server.
+import { Space } from '@mantine/core';
 import { useSnapshot } from 'valtio';
 import { activeBot, bots } from '@/features/bots/stores/bots';
+import { BotDetailsCard } from '@/features/bots/components/BotDetailsCard';
+import type { Bot } from '@/features/bots/api/bots';
 import { BotSettingsForm } from '@/features/settings/components/BotSettingsForm';
 import { PageHeader } from '@/components/PageHeader';
 import { NoBot } from '@/components/NoBot';
@@ -12,6 +16,8 @@ export function BotSettingsRoute() {
   return (
     <>
       <PageHeader title="Bot Settings" subtitle={bot.name ?? undefined} />
+      <BotDetailsCard bot={bot as Bot} readOnly={!can(bot.role, 'editBot')} />
+      <Space h="lg" />
       <BotSettingsForm botId={bot._id} role={parseRole(bot.role)} readOnly={!can(bot.role, 'editBot')} />
     </>
   );

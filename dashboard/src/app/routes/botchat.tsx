@@ -24,7 +24,7 @@ export function BotChatRoute() {
   return (
     <div onPointerDownCapture={askNotificationPermission} onKeyDownCapture={askNotificationPermission}>
       <PageHeader title="Chat" subtitle={bot.name ?? undefined} actions={<OnlineBadge />} />
-      <Inbox botName={bot.name ?? 'Bot'} canHandle={can(bot.role, 'handleSupport')} canEdit={can(bot.role, 'editMessage')} />
+      <Inbox botName={bot.name ?? 'Bot'} canHandle={can(bot.role, 'handleSupport')} canEdit={can(bot.role, 'editMessage')} canMark={can(bot.role, 'markSession')} />
     </div>
   );
 }

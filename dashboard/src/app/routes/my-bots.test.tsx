@@ -47,10 +47,11 @@ describe('My Bots', () => {
     const cards = await screen.findAllByTestId('bot-card');
     expect(cards).toHaveLength(2);
     expect(within(cards[0]).getByText('Helper')).toBeInTheDocument();
-    expect(within(cards[0]).getByLabelText('Active')).toBeInTheDocument();
+    // The green dot (the switch beside it is labelled too).
+    expect(within(cards[0]).getByLabelText('Active', { selector: 'div' })).toBeInTheDocument();
     expect(within(cards[1]).getByText('Untitled Assistant')).toBeInTheDocument();
     expect(within(cards[1]).getByText('No description provided.')).toBeInTheDocument();
-    expect(within(cards[1]).queryByLabelText('Active')).toBeNull();
+    expect(within(cards[1]).queryByLabelText('Active', { selector: 'div' })).toBeNull();
   });
 
   it("shows 'No bots found' for an empty search, and 'Clear search' restores the list", async () => {
@@ -83,6 +84,50 @@ describe('My Bots', () => {
     await u.click(screen.getByRole('button', { name: 'Delete Bot' }));
     await waitFor(() => expect(screen.getAllByTestId('bot-card')).toHaveLength(1));
     expect(calls.some((c) => c.method === 'DELETE' && c.path === '/api/bots/b1')).toBe(true);
+  });
+
+  it('switches a bot off only after the offline warning, and back on', async () => {
+    const puts: unknown[] = [];
+    mockFetch({
+      'GET /api/bots': () => ({ body: { bots: list } }),
+      'GET /api/invitations': () => ({ body: { invitations: [] } }),
+      'PUT /api/bots/b1': (c) => {
+        puts.push(c.body);
+        list = list.map((b) => (b._id === 'b1' ? { ...b, ...(c.body as object) } : b));
+        return { body: { bot: list[0] } };
+      },
+    });
+    const { router } = renderApp('/dashboard');
+    const u = userEvent.setup();
+    const card = (await screen.findAllByTestId('bot-card'))[0];
+    const toggle = within(card).getByRole('switch', { name: 'Helper is active' });
+    await u.click(toggle);
+    expect(await screen.findByText(/Visitors will see the offline state/)).toBeInTheDocument();
+    await u.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(puts).toEqual([]);
+    expect(toggle).toBeChecked();
+
+    await u.click(toggle);
+    await u.click(await screen.findByRole('button', { name: 'Deactivate' }));
+    await waitFor(() => expect(puts).toEqual([{ status: 'inactive' }]));
+    const off = await within(card).findByRole('switch', { name: 'Helper is inactive' });
+    expect(off).not.toBeChecked();
+    expect(within(card).queryByLabelText('Active', { selector: 'div' })).toBeNull();
+    // The switch's clicks do not open the bot.
+    expect(router.state.location.pathname).toBe('/dashboard');
+
+    await u.click(off);
+    expect(await screen.findByText(/Visitors can chat with the assistant again/)).toBeInTheDocument();
+    await u.click(screen.getByRole('button', { name: 'Activate' }));
+    await waitFor(() => expect(puts).toEqual([{ status: 'inactive' }, { status: 'active' }]));
+    expect(await within(card).findByRole('switch', { name: 'Helper is active' })).toBeChecked();
+  });
+
+  it("a viewer sees the bot's status but cannot switch it", async () => {
+    list = [bot('b1', 'Helper', { role: 'viewer' })];
+    renderApp('/dashboard');
+    const card = (await screen.findAllByTestId('bot-card'))[0];
+    expect(within(card).getByRole('switch', { name: 'Helper is active' })).toBeDisabled();
   });
 
   it('Edit makes the bot active and opens /preview', async () => {

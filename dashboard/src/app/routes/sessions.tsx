@@ -10,7 +10,7 @@ export function SessionsRoute() {
   return (
     <>
       <PageHeader title="Sessions" subtitle={bot?.name ?? undefined} />
-      {bot && <SessionsList botId={bot._id} canDelete={can(bot.role, 'handleSupport')} />}
+      {bot && <SessionsList botId={bot._id} canDelete={can(bot.role, 'handleSupport')} canMark={can(bot.role, 'markSession')} />}
     </>
   );
 }

@@ -14,6 +14,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/sessions", web::get().to(sessions::list))
         .route("/chat/get-chat-session/{id}", web::get().to(sessions::get))
         .route("/chat/sessions/{id}", web::delete().to(sessions::delete))
+        .route("/chat/session/{id}", web::put().to(sessions::flags))
         .route("/chat/session/{id}/resolve", web::put().to(sessions::resolve))
         .route("/chat/session/{id}/status", web::put().to(sessions::status))
         .route("/chat/session/{id}/assign-agent", web::post().to(sessions::assign_agent))
@@ -27,7 +28,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 #[derive(OpenApi)]
 #[openapi(
     paths(
-        send::send, sessions::list, sessions::get, sessions::delete, sessions::resolve, sessions::status,
+        send::send, sessions::list, sessions::get, sessions::delete, sessions::resolve, sessions::status, sessions::flags,
         sessions::assign_agent, sessions::edit_message, sessions::support_sessions, sessions::agent_sessions,
         sessions::all_sessions, stats::support_stats,
     ),

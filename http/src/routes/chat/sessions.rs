@@ -1,11 +1,11 @@
 //! The dashboard's session calls: lists, one session with its messages, resolve, status and
-//! priority, take (assign-agent), delete, and the inline edit of a bot message.
+//! priority, pin and star, take (assign-agent), delete, and the inline edit of a bot message.
 
 use crate::openapi::{replies, ApiErrors};
 use utoipa::{IntoParams, ToSchema};
 
 use actix_web::{web, HttpResponse};
-use parley_store::chat::SessionFilter;
+use parley_store::chat::{FlagFilter, SessionFilter};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -26,6 +26,10 @@ pub struct ListQuery {
     limit: Option<i64>,
     /// Keeps the sessions whose title contains this (any case).
     q: Option<String>,
+    /// `true`: only pinned sessions; `false`: only those not pinned.
+    pinned: Option<bool>,
+    /// `true`: only starred sessions; `false`: only those not starred.
+    starred: Option<bool>,
 }
 
 fn page_of(q: &ListQuery) -> (i64, i64, i64) {
@@ -35,12 +39,14 @@ fn page_of(q: &ListQuery) -> (i64, i64, i64) {
 
 async fn listing(state: &AppState, user: &parley_store::models::User, bot_id: &str, filter: SessionFilter, q: &ListQuery) -> ApiResult<HttpResponse> {
     let (page, limit, offset) = page_of(q);
-    let (sessions, total) = state.engine.sessions(&user.id, bot_id, filter, q.q.as_deref(), offset, limit).await?;
+    let flags = FlagFilter { pinned: q.pinned, starred: q.starred };
+    let (sessions, total) = state.engine.sessions(&user.id, bot_id, filter, q.q.as_deref(), flags, offset, limit).await?;
     Ok(HttpResponse::Ok().json(json!({"sessions": Sessions(&sessions), "total": total, "page": page, "limit": limit})))
 }
 
-/// `GET /api/sessions?botId=&page=&limit=&q=`
-#[utoipa::path(get, path = "/api/sessions", tag = "sessions", security(("bearer" = [])), params(ListQuery), responses((status = 200, description = "A page of the bot's sessions", body = replies::SessionsPage), ApiErrors))]
+/// `GET /api/sessions?botId=&page=&limit=&q=&pinned=&starred=`: pinned sessions first, then the
+/// newest activity.
+#[utoipa::path(get, path = "/api/sessions", tag = "sessions", security(("bearer" = [])), params(ListQuery), responses((status = 200, description = "A page of the bot's sessions, pinned ones first", body = replies::SessionsPage), ApiErrors))]
 pub async fn list(state: web::Data<AppState>, AuthUser(user): AuthUser, q: web::Query<ListQuery>) -> ApiResult<HttpResponse> {
     let bot_id = q.bot_id.clone().filter(|b| !b.is_empty()).ok_or_else(|| ApiError::validation("botId is required"))?;
     listing(&state, &user, &bot_id, SessionFilter::All, &q).await
@@ -109,6 +115,23 @@ pub async fn status(state: web::Data<AppState>, AuthUser(user): AuthUser, path: 
         return Err(ApiError::validation("Give a status or a priority"));
     }
     let session = state.engine.set_status(&user.id, &path, body.status.as_deref(), body.priority.as_deref()).await?;
+    Ok(HttpResponse::Ok().json(json!({"session": view::session(&session)})))
+}
+
+/// The team's marks on a session; a mark not given keeps its value.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlagsBody {
+    pinned: Option<bool>,
+    starred: Option<bool>,
+}
+
+/// `PUT /api/chat/session/{id}`: pins or stars the session (owner, admin, editor, agent of its
+/// bot; a viewer gets 403, anyone else 404).
+#[utoipa::path(put, path = "/api/chat/session/{id}", tag = "sessions", security(("bearer" = [])), params(("id" = String, Path, description = "The chat session's id")), request_body = FlagsBody, responses((status = 200, description = "Saved", body = replies::OneSession), ApiErrors))]
+pub async fn flags(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<String>, body: web::Json<FlagsBody>) -> ApiResult<HttpResponse> {
+    let flags = FlagFilter { pinned: body.pinned, starred: body.starred };
+    let session = state.engine.set_flags(&user.id, &path, flags).await?;
     Ok(HttpResponse::Ok().json(json!({"session": view::session(&session)})))
 }
 

@@ -52,4 +52,16 @@ export const botsApi = {
   update: (id: string, patch: Partial<Bot>) =>
     api<{ bot: Bot }>(`/bots/${encodeURIComponent(id)}`, { method: 'PUT', body: patch }),
   remove: (id: string) => api<void>(`/bots/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+  /** Replaces the icon (multipart field `icon`); answers with the bot. */
+  uploadIcon: (id: string, file: File) => {
+    const form = new FormData();
+    form.append('icon', file);
+    return api<{ bot: Bot }>(`/bots/${encodeURIComponent(id)}/icon`, { method: 'POST', body: form });
+  },
+  /** Adds the website as a training source, crawled in the background (the Training screen's call). */
+  crawlWebsite: (id: string, url: string) =>
+    api<{ source: { _id: string; status: string } }>(`/bots/${encodeURIComponent(id)}/sources/website`, {
+      method: 'POST',
+      body: { url },
+    }),
 };

@@ -4,6 +4,7 @@ import { can } from '@/lib/permissions';
 import type { Bot } from '../api/bots';
 import { displayName } from '../stores/filter';
 import { BotAvatar } from './BotAvatar';
+import { BotStatusSwitch } from './BotStatusSwitch';
 
 export interface BotCardActions {
   onOpen: (bot: Bot) => void;
@@ -107,9 +108,9 @@ export function BotCard({ bot, active, children, ...on }: { bot: Bot; active: bo
         <Text size="xs" c="dimmed" ml="auto" data-testid="bot-conversations">
           {bot.conversationCount ?? 0} {bot.conversationCount === 1 ? 'Conversation' : 'Conversations'}
         </Text>
-        <Text size="xs" c="dimmed">
-          {bot.status === 'active' ? 'Active' : 'Inactive'}
-        </Text>
+      </Group>
+      <Group mt="xs" gap="xs">
+        <BotStatusSwitch bot={bot} size="xs" />
       </Group>
       {children}
     </Card>

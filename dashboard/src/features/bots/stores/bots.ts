@@ -2,7 +2,7 @@
 import { proxy } from 'valtio';
 import { persistSlice } from '@/lib/persist';
 import { onSignOut } from '@/lib/sign-out';
-import { botsApi, type Bot, type CreateBotInput } from '../api/bots';
+import { botsApi, type Bot, type BotStatus, type CreateBotInput } from '../api/bots';
 
 export interface BotsState {
   bots: Bot[];
@@ -57,6 +57,16 @@ export async function updateBot(id: string, patch: Partial<Bot>): Promise<Bot> {
   const { bot } = await botsApi.update(id, patch);
   bots.bots = bots.bots.map((b) => (b._id === id ? bot : b));
   return bot;
+}
+
+/** Turns the bot on or off for visitors (the caller confirmed first); throws the ApiError. */
+export async function setBotStatus(id: string, status: BotStatus): Promise<Bot> {
+  return updateBot(id, { status });
+}
+
+/** Puts a bot the server answered with (an icon upload) in the list. */
+export function replaceBot(bot: Bot): void {
+  bots.bots = bots.bots.map((b) => (b._id === bot._id ? bot : b));
 }
 
 export async function deleteBot(id: string): Promise<void> {

@@ -1,4 +1,5 @@
-// The sessions list calls: GET /api/sessions (paged, with an optional title search `q`) and
+// The sessions list calls: GET /api/sessions (paged, pinned first, with an optional title search
+// `q` and pinned/starred filters), PUT /api/chat/session/{id} (pin, star) and
 // DELETE /api/chat/sessions/{id} (http/src/routes/chat/sessions.rs).
 import { api } from '@/lib/api';
 
@@ -35,13 +36,24 @@ export interface ListParams {
   page: number;
   limit: number;
   q?: string;
+  pinned?: boolean;
+  starred?: boolean;
+}
+
+export interface SessionMarks {
+  pinned?: boolean;
+  starred?: boolean;
 }
 
 export const sessionsApi = {
-  list: ({ botId, page, limit, q }: ListParams, signal?: AbortSignal) => {
+  list: ({ botId, page, limit, q, pinned, starred }: ListParams, signal?: AbortSignal) => {
     const params = new URLSearchParams({ botId, page: String(page), limit: String(limit) });
     if (q) params.set('q', q);
+    if (pinned !== undefined) params.set('pinned', String(pinned));
+    if (starred !== undefined) params.set('starred', String(starred));
     return api<SessionPage>(`/sessions?${params}`, { signal });
   },
+  mark: (id: string, marks: SessionMarks) =>
+    api<{ session: ChatSession }>(`/chat/session/${encodeURIComponent(id)}`, { method: 'PUT', body: { ...marks } }),
   remove: (id: string) => api<{ ok: boolean }>(`/chat/sessions/${encodeURIComponent(id)}`, { method: 'DELETE' }),
 };

@@ -39,7 +39,11 @@ function server(all = ALL) {
       const q = (params.get('q') ?? '').toLowerCase();
       const page = Number(params.get('page'));
       const limit = Number(params.get('limit'));
-      const hit = rows.filter((r) => (r.title ?? '').toLowerCase().includes(q));
+      const wants = (name: string, value: boolean) => !params.has(name) || String(value) === params.get(name);
+      const hit = rows
+        .filter((r) => (r.title ?? '').toLowerCase().includes(q))
+        .filter((r) => wants('pinned', r.isPinned) && wants('starred', r.isStarred))
+        .sort((a, b) => Number(b.isPinned) - Number(a.isPinned));
       return { body: { sessions: hit.slice((page - 1) * limit, page * limit), total: hit.length, page, limit } };
     },
     'DELETE /api/chat/sessions/sess-00000002': () => {
@@ -47,6 +51,19 @@ function server(all = ALL) {
       return { body: { ok: true } };
     },
     'DELETE /api/chat/sessions/sess-00000003': { status: 500, body: { error: { code: 'internal', message: 'boom' } } },
+    'PUT /api/chat/session/sess-00000002': (c: Call) => {
+      const body = c.body as { pinned?: boolean; starred?: boolean };
+      rows = rows.map((r) =>
+        r._id === 'sess-00000002'
+          ? { ...r, isPinned: body.pinned ?? r.isPinned, isStarred: body.starred ?? r.isStarred }
+          : r,
+      );
+      return { body: { session: rows.find((r) => r._id === 'sess-00000002') } };
+    },
+    'PUT /api/chat/session/sess-00000003': {
+      status: 403,
+      body: { error: { code: 'forbidden', message: 'Your role does not allow pinning or starring conversations' } },
+    },
   });
   return { calls, lists };
 }
@@ -81,8 +98,8 @@ describe('sessions store and list', () => {
     await screen.findAllByTestId('session-row');
     expect(screen.getAllByTestId('session-title').map((t) => t.textContent)).toEqual(['Chat 000001', 'Conversation 2']);
     expect(screen.getAllByTestId('session-preview')[0].textContent).toBe(`${'z'.repeat(60)}...`);
-    expect(screen.getByLabelText('Pinned')).toBeInTheDocument();
-    expect(screen.getByLabelText('Starred')).toBeInTheDocument();
+    expect(screen.getByLabelText('Pinned', { selector: 'svg' })).toBeInTheDocument();
+    expect(screen.getByLabelText('Starred', { selector: 'svg' })).toBeInTheDocument();
     expect(screen.getByText('Needs Support')).toBeInTheDocument();
     expect(screen.getByText('Agent Assigned')).toBeInTheDocument();
     expect(screen.getByText('Invalid date')).toBeInTheDocument();
@@ -165,5 +182,53 @@ describe('sessions store and list', () => {
     await u.click(await screen.findByRole('button', { name: 'Cancel' }));
     expect(calls.some((c) => c.method === 'DELETE')).toBe(false);
     expect(screen.getAllByTestId('session-row')).toHaveLength(2);
+  });
+
+  it('pins and stars a row, the pinned one moving to the top, and a refusal puts it back', async () => {
+    const { calls } = server(ALL.slice(0, 3));
+    render(<SessionsList botId="b1" />);
+    const u = userEvent.setup();
+    await screen.findAllByTestId('session-row');
+    await u.click(screen.getByRole('button', { name: 'Pin Conversation 2' }));
+    await waitFor(() =>
+      expect(screen.getAllByTestId('session-title').map((t) => t.textContent)).toEqual(['Conversation 2', 'Conversation 1', 'Conversation 3']),
+    );
+    expect(calls.find((c) => c.method === 'PUT')?.body).toEqual({ pinned: true });
+    expect(screen.getByRole('button', { name: 'Unpin Conversation 2' })).toHaveAttribute('aria-pressed', 'true');
+    await u.click(screen.getByRole('button', { name: 'Star Conversation 2' }));
+    expect(await screen.findByRole('button', { name: 'Unstar Conversation 2' })).toHaveAttribute('aria-pressed', 'true');
+    expect(calls.filter((c) => c.method === 'PUT').map((c) => c.body)).toEqual([{ pinned: true }, { starred: true }]);
+
+    await u.click(screen.getByRole('button', { name: 'Star Conversation 3' }));
+    await screen.findByText('Your role does not allow pinning or starring conversations');
+    expect(screen.getByRole('button', { name: 'Star Conversation 3' })).toHaveAttribute('aria-pressed', 'false');
+  });
+
+  it('filters pinned and starred on the server, from page 1', async () => {
+    const { lists } = server([session(1), session(2, { isStarred: true }), session(3, { isPinned: true })]);
+    render(<SessionsList botId="b1" />);
+    const u = userEvent.setup();
+    await screen.findAllByTestId('session-row');
+    await u.click(screen.getByText('Pinned'));
+    await waitFor(() => expect(screen.getAllByTestId('session-title').map((t) => t.textContent)).toEqual(['Conversation 3']));
+    expect(lists.at(-1)?.get('pinned')).toBe('true');
+    expect(lists.at(-1)?.get('page')).toBe('1');
+    await u.click(screen.getByText('Starred'));
+    await waitFor(() => expect(screen.getAllByTestId('session-title').map((t) => t.textContent)).toEqual(['Conversation 2']));
+    expect(lists.at(-1)?.has('pinned')).toBe(false);
+    expect(lists.at(-1)?.get('starred')).toBe('true');
+    // Taking the star off under the Starred filter: the row leaves the list.
+    await u.click(screen.getByRole('button', { name: 'Unstar Conversation 2' }));
+    await screen.findByText('No starred conversations');
+    await u.click(screen.getByText('All'));
+    await waitFor(() => expect(screen.getAllByTestId('session-row')).toHaveLength(3));
+  });
+
+  it('a viewer sees the marks but has no toggles', async () => {
+    server([session(1, { isPinned: true })]);
+    render(<SessionsList botId="b1" canMark={false} canDelete={false} />);
+    await screen.findAllByTestId('session-row');
+    expect(screen.getByLabelText('Pinned', { selector: 'svg' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: /Pin|Unpin|Star/ })).toBeNull();
   });
 });

@@ -1,4 +1,5 @@
-// The /sessions list: search, rows with status and flags, delete with confirmation, server pages.
+// The /sessions list: search, the pinned/starred filter, rows with status and marks (pin and star
+// toggles for roles that may mark), delete with confirmation, server pages.
 import { useEffect, useState } from 'react';
 import {
   ActionIcon,
@@ -11,20 +12,57 @@ import {
   Loader,
   Modal,
   Pagination,
+  SegmentedControl,
   Stack,
   Text,
   TextInput,
   Tooltip,
   UnstyledButton,
 } from '@mantine/core';
-import { IconMessages, IconPin, IconSearch, IconStar, IconTrash } from '@tabler/icons-react';
+import { IconMessages, IconPin, IconPinFilled, IconSearch, IconStar, IconStarFilled, IconTrash } from '@tabler/icons-react';
 import { useNavigate } from 'react-router';
 import { useSnapshot } from 'valtio';
 import type { ChatSession } from '../api/sessions';
 import { filterByTitle, messagePreview, relativeTime, sessionTitle, statusColour } from '../stores/format';
-import { DELETE_CONFIRM, pageCount, sessionsActions as act, sessionsList } from '../stores/sessions';
+import { DELETE_CONFIRM, pageCount, sessionsActions as act, sessionsList, type Mark, type MarkFilter } from '../stores/sessions';
 
-function SessionRow({ s, now, onOpen, onDelete }: { s: ChatSession; now: number; onOpen: () => void; onDelete?: () => void }) {
+const EMPTY_FILTERED: Record<Exclude<MarkFilter, 'all'>, string> = {
+  pinned: 'No pinned conversations',
+  starred: 'No starred conversations',
+};
+
+/** A pin or star toggle; pressed when the session carries the mark. */
+function MarkToggle({ mark, on, title, onToggle }: { mark: Mark; on: boolean; title: string; onToggle: () => void }) {
+  const [verb, undo] = mark === 'pinned' ? ['Pin', 'Unpin'] : ['Star', 'Unstar'];
+  const Icon = mark === 'pinned' ? (on ? IconPinFilled : IconPin) : on ? IconStarFilled : IconStar;
+  // A plain title, not a Mantine Tooltip: two per row on a page of 50 rows.
+  return (
+    <ActionIcon
+      variant="subtle"
+      color={mark === 'pinned' ? 'blue' : 'yellow'}
+      aria-label={`${on ? undo : verb} ${title}`}
+      aria-pressed={on}
+      title={on ? undo : verb}
+      onClick={onToggle}
+    >
+      <Icon size={16} />
+    </ActionIcon>
+  );
+}
+
+function SessionRow({
+  s,
+  now,
+  onOpen,
+  onDelete,
+  onMark,
+}: {
+  s: ChatSession;
+  now: number;
+  onOpen: () => void;
+  onDelete?: () => void;
+  onMark?: (mark: Mark) => void;
+}) {
   const title = sessionTitle(s);
   return (
     <Card withBorder padding="sm" data-testid="session-row">
@@ -70,6 +108,12 @@ function SessionRow({ s, now, onOpen, onDelete }: { s: ChatSession; now: number;
             )}
           </Group>
         </UnstyledButton>
+        {onMark && (
+          <>
+            <MarkToggle mark="pinned" on={s.isPinned} title={title} onToggle={() => onMark('pinned')} />
+            <MarkToggle mark="starred" on={s.isStarred} title={title} onToggle={() => onMark('starred')} />
+          </>
+        )}
         {onDelete && (
           <Tooltip label="Delete">
             <ActionIcon variant="subtle" color="red" aria-label={`Delete ${title}`} onClick={onDelete}>
@@ -82,8 +126,11 @@ function SessionRow({ s, now, onOpen, onDelete }: { s: ChatSession; now: number;
   );
 }
 
-/** `canDelete`: the caller's role handles support (only those may delete a conversation). */
-export function SessionsList({ botId, canDelete = true }: { botId: string; canDelete?: boolean }) {
+/**
+ * `canDelete`: the caller's role handles support (only those may delete a conversation);
+ * `canMark`: it may pin and star (every role but viewer).
+ */
+export function SessionsList({ botId, canDelete = true, canMark = true }: { botId: string; canDelete?: boolean; canMark?: boolean }) {
   const s = useSnapshot(sessionsList);
   const navigate = useNavigate();
   const [confirming, setConfirming] = useState<string | null>(null);
@@ -100,6 +147,7 @@ export function SessionsList({ botId, canDelete = true }: { botId: string; canDe
 
   const rows = filterByTitle(s.sessions, s.search);
   const searching = s.search.trim().length > 0;
+  const filtered = s.filter !== 'all';
   const pages = pageCount(s);
 
   return (
@@ -111,6 +159,18 @@ export function SessionsList({ botId, canDelete = true }: { botId: string; canDe
         value={s.search}
         onChange={(e) => act.setSearch(e.currentTarget.value)}
         maw={480}
+      />
+      <SegmentedControl
+        aria-label="Show conversations"
+        value={s.filter}
+        onChange={(v) => void act.setFilter(v as MarkFilter)}
+        data={[
+          { value: 'all', label: 'All' },
+          { value: 'pinned', label: 'Pinned' },
+          { value: 'starred', label: 'Starred' },
+        ]}
+        w="fit-content"
+        data-testid="sessions-filter"
       />
       <Text size="sm" c="dimmed" data-testid="sessions-total">
         {s.total} {s.total === 1 ? 'conversation' : 'conversations'}
@@ -130,11 +190,15 @@ export function SessionsList({ botId, canDelete = true }: { botId: string; canDe
       ) : rows.length === 0 ? (
         <Stack align="center" py="xl" gap="xs">
           <IconMessages size={40} color="var(--mantine-color-gray-5)" />
-          <Text fw={600}>{searching ? 'No conversations found' : 'No conversations yet'}</Text>
+          <Text fw={600}>
+            {searching ? 'No conversations found' : filtered ? EMPTY_FILTERED[s.filter as Mark] : 'No conversations yet'}
+          </Text>
           <Text size="sm" c="dimmed">
             {searching
               ? 'Try another search.'
-              : 'Conversations appear here when visitors chat with your assistant.'}
+              : filtered
+                ? 'Mark a conversation with its pin or star to find it here.'
+                : 'Conversations appear here when visitors chat with your assistant.'}
           </Text>
         </Stack>
       ) : (
@@ -146,6 +210,7 @@ export function SessionsList({ botId, canDelete = true }: { botId: string; canDe
               now={now}
               onOpen={() => navigate(`/botchat?session=${encodeURIComponent(row._id)}`)}
               onDelete={canDelete ? () => setConfirming(row._id) : undefined}
+              onMark={canMark ? (mark) => void act.toggleMark(row._id, mark) : undefined}
             />
           ))}
         </Stack>

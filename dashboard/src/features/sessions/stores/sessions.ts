@@ -1,13 +1,26 @@
-// The /sessions list of the active bot: one server page (50 rows) at a time, a debounced title
-// search sent to the server as `q` (and applied to the loaded page as well), and delete.
+// The /sessions list of the active bot: one server page (50 rows, pinned first) at a time, a
+// debounced title search sent to the server as `q` (and applied to the loaded page as well), a
+// pinned/starred filter asked of the server, the pin and star marks, and delete.
 import { proxy, ref } from 'valtio';
 import { notify } from '@/lib/notify';
 import { onSignOut } from '@/lib/sign-out';
-import { sessionsApi, type ChatSession } from '../api/sessions';
+import { errorMessage } from '@/lib/api';
+import { sessionsApi, type ChatSession, type ListParams } from '../api/sessions';
 
 export const PAGE_SIZE = 50;
 export const SEARCH_DEBOUNCE_MS = 300;
 export const DELETE_CONFIRM = 'Are you sure you want to delete this session?';
+
+/** Which sessions the list shows: every one, or only the pinned or the starred ones. */
+export type MarkFilter = 'all' | 'pinned' | 'starred';
+export type Mark = 'pinned' | 'starred';
+
+const FIELD: Record<Mark, 'isPinned' | 'isStarred'> = { pinned: 'isPinned', starred: 'isStarred' };
+
+/** The list call's parameters for a filter. */
+export function filterParams(filter: MarkFilter): Pick<ListParams, 'pinned' | 'starred'> {
+  return filter === 'all' ? {} : { [filter]: true };
+}
 
 export interface SessionsState {
   botId: string | null;
@@ -17,6 +30,7 @@ export interface SessionsState {
   /** What the search box shows; `query` is what the loaded page was asked for. */
   search: string;
   query: string;
+  filter: MarkFilter;
   loading: boolean;
   error: string | null;
   deleting: string[];
@@ -29,6 +43,7 @@ const initial = (): SessionsState => ({
   page: 1,
   search: '',
   query: '',
+  filter: 'all',
   loading: false,
   error: null,
   deleting: [],
@@ -59,7 +74,10 @@ async function fetchPage(): Promise<void> {
   sessionsList.error = null;
   const query = sessionsList.search.trim();
   try {
-    const res = await sessionsApi.list({ botId, page: sessionsList.page, limit: PAGE_SIZE, q: query || undefined }, ctrl.signal);
+    const res = await sessionsApi.list(
+      { botId, page: sessionsList.page, limit: PAGE_SIZE, q: query || undefined, ...filterParams(sessionsList.filter) },
+      ctrl.signal,
+    );
     if (mine !== seq) return;
     sessionsList.sessions = res.sessions.map((s) => ref(s) as ChatSession);
     sessionsList.total = res.total;
@@ -101,6 +119,39 @@ export const sessionsActions = {
       sessionsList.page = 1;
       void fetchPage();
     }, SEARCH_DEBOUNCE_MS);
+  },
+  /** Shows all, pinned or starred sessions, from page 1. */
+  async setFilter(filter: MarkFilter): Promise<void> {
+    if (sessionsList.filter === filter) return;
+    cancelTimer();
+    sessionsList.filter = filter;
+    sessionsList.page = 1;
+    await fetchPage();
+  },
+  /**
+   * Pins or stars (or takes the mark off) at once on the row, then saves; a refusal puts the row
+   * back. The page is then read again: a pin moves the row to the top, and under a filter a row
+   * that lost its mark leaves the list.
+   */
+  async toggleMark(id: string, mark: Mark): Promise<boolean> {
+    const row = sessionsList.sessions.find((s) => s._id === id);
+    if (!row) return false;
+    const field = FIELD[mark];
+    const value = !row[field];
+    const put = (s: ChatSession) => {
+      sessionsList.sessions = sessionsList.sessions.map((r) => (r._id === id ? (ref(s) as ChatSession) : r));
+    };
+    put({ ...row, [field]: value });
+    try {
+      const { session } = await sessionsApi.mark(id, { [mark]: value });
+      put({ ...row, ...session });
+      await fetchPage();
+      return true;
+    } catch (err) {
+      put(row);
+      notify.error(mark === 'pinned' ? 'Pin not saved' : 'Star not saved', errorMessage(err, 'Please try again.'));
+      return false;
+    }
   },
   /** Deletes after the caller's confirmation, with the spec's loading/success/failure toasts. */
   async remove(id: string): Promise<boolean> {

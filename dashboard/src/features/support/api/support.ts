@@ -51,6 +51,9 @@ export interface ChatSession {
   /** The agent's private notes from resolving it (the resolve call's `feedback`). */
   resolutionNotes?: string | null;
   messageCount?: number;
+  /** The team's marks (PUT /api/chat/session/{id}). */
+  isPinned?: boolean;
+  isStarred?: boolean;
   lastMessage?: string | null;
   timestamp?: string;
   createdAt?: string;
@@ -99,6 +102,8 @@ export const supportApi = {
     api<{ session: ChatSession }>(`/chat/session/${id}/resolve`, { method: 'PUT', body: { rating, feedback } }),
   setPriority: (id: string, priority: Priority) =>
     api<{ session: ChatSession }>(`/chat/session/${id}/status`, { method: 'PUT', body: { priority } }),
+  mark: (id: string, marks: { pinned?: boolean; starred?: boolean }) =>
+    api<{ session: ChatSession }>(`/chat/session/${id}`, { method: 'PUT', body: { ...marks } }),
   assign: (id: string) => api<{ session: ChatSession }>(`/chat/session/${id}/assign-agent`, { method: 'POST', body: {} }),
   editMessage: (sessionId: string, messageId: string, content: string) =>
     api<{ message: ChatMessage }>(`/chat/session/${sessionId}/messages/${messageId}`, { method: 'PUT', body: { content } }),

@@ -1,13 +1,15 @@
 // The agent conversations screen (/botchat, spec 2 §2): the Support Queue and the conversations
 // on the left; the open conversation with its header, actions, messages and composer on the right.
 import { useState } from 'react';
-import { Badge, Button, Center, Grid, Group, Paper, Select, Stack, Text, Title } from '@mantine/core';
+import { ActionIcon, Badge, Button, Center, Grid, Group, Paper, Select, Stack, Text, Title } from '@mantine/core';
+import { IconPin, IconPinFilled, IconStar, IconStarFilled } from '@tabler/icons-react';
 import { useSnapshot } from 'valtio';
 import { live } from '@/features/live/socket';
 import type { Priority } from '../api/support';
 import {
   deleteSession,
   editMessage,
+  markSession,
   resolveSession,
   selectSession,
   sendMessage,
@@ -23,8 +25,21 @@ import { INBOX_RESOLVE, ResolveModal } from './ResolveModal';
 import { SessionList } from './SessionList';
 import { SupportQueuePanel } from './SupportQueuePanel';
 
-/** `canHandle`: the caller's role may take, answer, prioritise and resolve; `canEdit`: correct bot messages. */
-export function Inbox({ botName, canHandle = true, canEdit = true }: { botName: string; canHandle?: boolean; canEdit?: boolean }) {
+/**
+ * `canHandle`: the caller's role may take, answer, prioritise and resolve; `canEdit`: correct bot
+ * messages; `canMark`: pin and star.
+ */
+export function Inbox({
+  botName,
+  canHandle = true,
+  canEdit = true,
+  canMark = true,
+}: {
+  botName: string;
+  canHandle?: boolean;
+  canEdit?: boolean;
+  canMark?: boolean;
+}) {
   const s = useSnapshot(support);
   const { connected } = useSnapshot(live);
   const [resolving, setResolving] = useState(false);
@@ -87,6 +102,31 @@ export function Inbox({ botName, canHandle = true, canEdit = true }: { botName: 
                   </Group>
                 </Stack>
                 <Group gap="xs" wrap="wrap">
+                  {canMark && (
+                    <>
+                      <ActionIcon
+                        variant={session.isPinned ? 'light' : 'subtle'}
+                        size="lg"
+                        aria-label={session.isPinned ? 'Unpin conversation' : 'Pin conversation'}
+                        aria-pressed={!!session.isPinned}
+                        title={session.isPinned ? 'Unpin' : 'Pin'}
+                        onClick={() => void markSession(session._id, 'pinned')}
+                      >
+                        {session.isPinned ? <IconPinFilled size={18} /> : <IconPin size={18} />}
+                      </ActionIcon>
+                      <ActionIcon
+                        variant={session.isStarred ? 'light' : 'subtle'}
+                        color="yellow"
+                        size="lg"
+                        aria-label={session.isStarred ? 'Unstar conversation' : 'Star conversation'}
+                        aria-pressed={!!session.isStarred}
+                        title={session.isStarred ? 'Unstar' : 'Star'}
+                        onClick={() => void markSession(session._id, 'starred')}
+                      >
+                        {session.isStarred ? <IconStarFilled size={18} /> : <IconStar size={18} />}
+                      </ActionIcon>
+                    </>
+                  )}
                   {canHandle && waiting && (
                     <Button color="red" onClick={() => void takeSession(session._id)}>
                       Take Session

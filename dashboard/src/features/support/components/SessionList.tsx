@@ -1,6 +1,9 @@
-// The inbox's conversations: select one, delete one (with the spec's toasts, from the store).
+// The inbox's conversations, pinned ones first: select one, delete one (with the spec's toasts,
+// from the store). The pin and star marks show beside the title; they are set in the open
+// conversation's header.
 import { ActionIcon, Badge, Group, Indicator, NavLink, Paper, ScrollArea, Stack, Text, Title } from '@mantine/core';
-import { IconTrash } from '@tabler/icons-react';
+import { IconPinFilled, IconStarFilled, IconTrash } from '@tabler/icons-react';
+import { pinnedFirst } from '../stores/events';
 import type { ChatSession } from '../api/support';
 import { capital, statusColor, timeOf, titleOf } from './format';
 
@@ -29,7 +32,7 @@ export function SessionList({
               {loading ? 'Loading conversations...' : 'No conversations yet'}
             </Text>
           )}
-          {sessions.map((s) => {
+          {pinnedFirst(sessions).map((s) => {
             const title = titleOf(s, 'Chat Session');
             return (
               <Group key={s._id} gap={4} wrap="nowrap" align="center">
@@ -47,6 +50,10 @@ export function SessionList({
                           {title}
                         </Text>
                       </Indicator>
+                      {s.isPinned && <IconPinFilled size={12} aria-label="Pinned" style={{ flexShrink: 0 }} />}
+                      {s.isStarred && (
+                        <IconStarFilled size={12} aria-label="Starred" color="var(--mantine-color-yellow-6)" style={{ flexShrink: 0 }} />
+                      )}
                       {s.hasNewMessage && (
                         <Badge size="xs" color="red" variant="filled" aria-label="New message">
                           New

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
+import { mockFetch, type Call } from '../../../../test-utils/fetch';
 import userEvent from '@testing-library/user-event';
 import { render } from '../../../../test-utils/render';
 import { resetSupport, support } from '../stores/support';
@@ -116,5 +117,43 @@ describe('inbox', () => {
     expect(screen.getByTestId('inbox-bot-name')).toHaveTextContent('Shop helper - Human Support');
     expect(screen.getByText('Live Session')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Take Session' })).toBeNull();
+  });
+
+  it('pins and stars the open conversation; the pinned one leads the list; a refusal puts it back', async () => {
+    const puts: Call[] = [];
+    mockFetch({
+      'PUT /api/chat/session/t2': (c: Call) => {
+        puts.push(c);
+        return { body: { session: session('t2', { ...(support.inbox[1] ?? {}), isPinned: true }) } };
+      },
+      'PUT /api/chat/session/t1': { status: 403, body: { error: { code: 'forbidden', message: 'Your role does not allow pinning or starring conversations' } } },
+    });
+    support.inbox = [session('t1'), session('t2', { isStarred: true })];
+    support.selectedId = 't2';
+    const u = userEvent.setup();
+    render(<Inbox botName="Shop helper" />);
+    const list = () => within(screen.getByRole('region', { name: 'Conversations' }));
+    expect(list().getByLabelText('Starred')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Unstar conversation' })).toHaveAttribute('aria-pressed', 'true');
+    await u.click(screen.getByRole('button', { name: 'Pin conversation' }));
+    await waitFor(() => expect(puts.map((c) => c.body)).toEqual([{ pinned: true }]));
+    expect(await screen.findByRole('button', { name: 'Unpin conversation' })).toHaveAttribute('aria-pressed', 'true');
+    // Pinned first in the list.
+    const titles = list().getAllByRole('button', { name: /^Chat t/ }).map((b) => b.textContent);
+    expect(titles[0]).toMatch(/^Chat t2/);
+
+    support.selectedId = 't1';
+    await u.click(await screen.findByRole('button', { name: 'Pin conversation' }));
+    await screen.findByText('Your role does not allow pinning or starring conversations');
+    expect(screen.getByRole('button', { name: 'Pin conversation' })).toHaveAttribute('aria-pressed', 'false');
+    expect(support.inbox.find((x) => x._id === 't1')?.isPinned).toBe(false);
+  });
+
+  it('no marks to set for a viewer', () => {
+    support.inbox = [session('t1', { isPinned: true })];
+    support.selectedId = 't1';
+    render(<Inbox botName="Shop helper" canMark={false} canHandle={false} canEdit={false} />);
+    expect(screen.queryByRole('button', { name: /Pin conversation|Unpin conversation/ })).toBeNull();
+    expect(within(screen.getByRole('region', { name: 'Conversations' })).getByLabelText('Pinned')).toBeInTheDocument();
   });
 });

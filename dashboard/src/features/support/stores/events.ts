@@ -85,6 +85,11 @@ function findSession(s: SupportState, sessionId: string): ChatSession | undefine
   );
 }
 
+/** The inbox's order: pinned sessions first, the rest as they were (a stable sort). */
+export function pinnedFirst<S extends Pick<ChatSession, 'isPinned'>>(list: readonly S[]): S[] {
+  return [...list].sort((a, b) => Number(!!b.isPinned) - Number(!!a.isPinned));
+}
+
 export function isWaiting(session: ChatSession): boolean {
   return !!session.needsHumanSupport && !session.assignedAgent && session.status !== 'resolved';
 }

@@ -1,6 +1,7 @@
 // The agent workspace's one store, shared by /botchat and /agent-dashboard: fed by REST (lists,
 // a session's history, figures) and by the live events, which go through the pure functions of
-// `events.ts`. Actions are the spec's: take, join, send, resolve, priority, edit, delete.
+// `events.ts`. Actions are the spec's: take, join, send, resolve, priority, edit, delete; and the
+// team's pin and star marks.
 import { proxy } from 'valtio';
 import { ApiError, errorMessage } from '@/lib/api';
 import { notify } from '@/lib/notify';
@@ -382,6 +383,25 @@ export async function setPriority(sessionId: string, priority: Priority): Promis
     const cur = sessionOf(sessionId);
     if (cur) ev.applySessionUpdated(support, { sessionId, session: { ...cur, priority: before ?? null } });
     notify.error('Unable to change priority', errorMessage(err, 'Please try again.'));
+  }
+}
+
+/** Pins or stars a session (or takes the mark off): shown at once, put back if refused. */
+export async function markSession(sessionId: string, mark: 'pinned' | 'starred'): Promise<boolean> {
+  const current = sessionOf(sessionId);
+  if (!current) return false;
+  const field = mark === 'pinned' ? 'isPinned' : 'isStarred';
+  const before = !!current[field];
+  ev.applySessionUpdated(support, { sessionId, session: { ...current, [field]: !before } });
+  try {
+    const { session } = await supportApi.mark(sessionId, { [mark]: !before });
+    ev.applySessionUpdated(support, { sessionId, session });
+    return true;
+  } catch (err) {
+    const cur = sessionOf(sessionId);
+    if (cur) ev.applySessionUpdated(support, { sessionId, session: { ...cur, [field]: before } });
+    notify.error(mark === 'pinned' ? 'Pin not saved' : 'Star not saved', errorMessage(err, 'Please try again.'));
+    return false;
   }
 }
 
