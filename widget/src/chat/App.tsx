@@ -7,6 +7,7 @@ import { LoadingScreen } from './LoadingScreen';
 import { HANDOFF_AFTER_MS, LEAD_DELAY_MS, leadDue, showHandoffButton } from './rules';
 import { chime } from './sound';
 import { DEFAULT_THEME, loadTheme, type ChatTheme } from './theme';
+import { scopedCustomCss } from '../shared/customCss';
 import { HOOKS, KEYFRAMES, chatLook, footer, handoffIntro, headerTitle, lookVars, suggestedQuestions, waitingText } from '../shared/look';
 import { httpTransport } from './transport';
 
@@ -90,10 +91,15 @@ function Footer({ theme }: { theme: ChatTheme }) {
 /** The page's frame: the look's CSS variables, its keyframes, and the owner's custom CSS (checked by the server). */
 function Frame({ theme, children }: { theme: ChatTheme; children: ReactNode }) {
   const look = chatLook(theme);
+  const css = useMemo(() => scopedCustomCss(theme.customCSS), [theme.customCSS]);
   return (
-    <main className={`page${theme.themeMode === 'dark' ? ' dark' : ''}`} style={{ background: look.background, fontSize: look.fontSize }}>
+    <main
+      data-parley-chat=""
+      className={`page${theme.themeMode === 'dark' ? ' dark' : ''}`}
+      style={{ background: look.background, fontSize: look.fontSize }}
+    >
       <style>{KEYFRAMES}</style>
-      {theme.customCSS && <style data-parley-custom-css="">{theme.customCSS}</style>}
+      {css && <style data-parley-custom-css="">{css}</style>}
       <section className={`chat ${HOOKS.chat}`} style={lookVars(look)}>
         {children}
       </section>

@@ -224,7 +224,9 @@ describe('the visitor chat', () => {
     expect(screen.getByText('Chat with Acme')).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Email us' })).toHaveAttribute('href', 'mailto:help@acme.example');
     expect(screen.queryByText('Powered by Parley')).toBeNull();
-    expect(document.querySelector('style[data-parley-custom-css]')?.textContent).toBe('.parley-header { letter-spacing: 3px }');
+    expect(document.querySelector('style[data-parley-custom-css]')?.textContent).toBe(
+      '[data-parley-chat] .parley-header { letter-spacing: 3px !important }',
+    );
   });
 
   it("shows the server's refusal of an oversize message as an error", async () => {
