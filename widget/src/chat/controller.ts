@@ -359,13 +359,17 @@ export class ChatController {
     const user = toMessage(res.body.message);
     const reply = toMessage(res.body.reply);
     if (user) this.upsert(user);
-    this.afterTyping(() => {
-      if (reply) {
-        this.upsert(reply);
-        this.onIncoming();
-      }
-      this.set({ pending: false });
-    });
+    // The live channel joins after the reply shows: its history would show the reply at once.
+    await new Promise<void>((shown) =>
+      this.afterTyping(() => {
+        if (reply) {
+          this.upsert(reply);
+          this.onIncoming();
+        }
+        this.set({ pending: false });
+        shown();
+      }),
+    );
     await this.join();
     return true;
   }
