@@ -9,8 +9,15 @@ const api = process.env.PARLEY_API ?? 'http://127.0.0.1:8080';
 
 export default defineConfig({
   plugins: [react()],
-  resolve: { alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) } },
+  // `@parley/shared`: the widget's shared chat look, so the test preview draws as the live chat does.
+  resolve: {
+    alias: {
+      '@': fileURLToPath(new URL('./src', import.meta.url)),
+      '@parley/shared': fileURLToPath(new URL('../widget/src/shared', import.meta.url)),
+    },
+  },
   server: {
+    fs: { allow: ['.', '../widget/src/shared'] },
     proxy: {
       '/api': api,
       '/socket.io': { target: api, ws: true },

@@ -123,7 +123,7 @@ test("training sources, retrain, customization saved, test chat answers from the
   assert.equal(await page.getByTestId("test-chat-counter").textContent(), `${QUESTION.length}/500`);
   await box.press("Enter");
   await page.getByTestId("test-chat-messages").getByText(ANSWER, { exact: false }).waitFor({ timeout: 30000 });
-  assert.equal(await page.getByTestId("test-chat-status").textContent(), "Online");
+  assert.equal(await page.getByTestId("test-chat-status").textContent(), "We're here to help");
   await noHorizontalOverflow(page, 1280);
   assert.deepEqual(errors, []);
   await page.context().close();

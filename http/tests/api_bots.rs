@@ -19,6 +19,8 @@ on_both_backends!(
     invitations_are_listed_and_answered,
     concurrent_creations_cannot_pass_the_plan,
     widget_text_fields_and_quick_questions_have_length_caps,
+    the_theme_carries_what_the_live_chat_draws,
+    unsafe_custom_css_is_refused_and_changes_nothing,
 );
 
 fn enterprise(s: &mut parley_config::Settings) {
@@ -368,4 +370,79 @@ async fn widget_text_fields_and_quick_questions_have_length_caps(backend: parley
     assert_eq!(status, StatusCode::OK, "at the cap is fine: {res}");
     let (_, after) = app.get(&format!("/api/bots/{id}"), t).await;
     assert_eq!(after["bot"]["headerSubtitle"], "We're here to help", "refused updates changed nothing");
+}
+
+/// Issue 19: every editor setting reaches the visitor chat through the public theme.
+async fn the_theme_carries_what_the_live_chat_draws(backend: parley_store::Backend) {
+    let app = TestApp::spawn(backend).await;
+    let (token, _) = app.signup("look@x.co").await;
+    let t = Some(token.as_str());
+    let bot = app.create_bot(&token, "Looks").await;
+    let settings = json!({
+        "borderRadius": 20, "shadowIntensity": "heavy", "animationStyle": "fade", "botAvatar": "https://cdn.example/a.png",
+        "typingDelay": 2000, "companyName": "Acme", "supportEmail": "help@acme.example", "popupMessage": "Hi!",
+        "autoOpenDelay": 5, "handoverMessage": "A person will take it from here.", "businessHours": "Mon-Fri 9:00-17:00",
+        "responseTime": "about 5 minutes", "customCSS": ".parley-header { letter-spacing: 3px }", "enableFAQ": true,
+    });
+    let (status, body) = app.put_json(&format!("/api/bots/{bot}"), t, settings.clone()).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = app
+        .post_json(&format!("/api/bots/{bot}/sources/qa"), t, json!({"question": "Do you ship abroad?", "answer": "Yes, to 40 countries."}))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let mut theme = json!({});
+    for _ in 0..600 {
+        theme = app.get(&format!("/api/bots/{bot}/theme"), None).await.1;
+        if theme["faqQuestions"] != json!([]) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    for (key, value) in settings.as_object().unwrap() {
+        assert_eq!(&theme[key], value, "{key} in {theme}");
+    }
+    assert_eq!(theme["faqQuestions"], json!(["Do you ship abroad?"]), "a trained pair's question");
+    assert_eq!(theme["agentsOnline"], false);
+
+    let (status, _) = app.put_json(&format!("/api/bots/{bot}"), t, json!({"enableFAQ": false})).await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, theme) = app.get(&format!("/api/bots/{bot}/theme"), None).await;
+    assert_eq!(theme["faqQuestions"], json!([]), "FAQ off: no questions");
+
+    let (status, body) = app.put_json(&format!("/api/bots/{bot}"), t, json!({"autoOpenDelay": 601})).await;
+    assert_eq!((status, message(&body)), (StatusCode::UNPROCESSABLE_ENTITY, "Auto-open delay must be 0-600 seconds"));
+}
+
+async fn unsafe_custom_css_is_refused_and_changes_nothing(backend: parley_store::Backend) {
+    let app = TestApp::spawn(backend).await;
+    let (token, _) = app.signup("css@x.co").await;
+    let t = Some(token.as_str());
+    let bot = app.create_bot(&token, "Styled").await;
+    let good = ".parley-bubble-user { background: url(data:image/png;base64,AAAA) }";
+    let (status, body) = app.put_json(&format!("/api/bots/{bot}"), t, json!({"customCSS": good})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    for (css, why) in [
+        ("@import 'https://evil.example/x.css';", "Custom CSS may not use @import"),
+        (".a { background: url(https://evil.example/p.png) }", "Custom CSS may load pictures only as url(data:image/…), not from another site"),
+        (".a { width: expression(alert(1)) }", "Custom CSS may not use expression()"),
+        ("</style><script>alert(1)</script>", "Custom CSS may not contain '<' (no HTML or </style>)"),
+        (".a { background: u\\72l(https://evil.example) }", "Custom CSS may not contain backslash escapes"),
+    ] {
+        let (status, body) = app.put_json(&format!("/api/bots/{bot}"), t, json!({"customCSS": css, "companyName": "Changed"})).await;
+        assert_eq!((status, message(&body)), (StatusCode::UNPROCESSABLE_ENTITY, why), "{css}");
+    }
+    let (_, got) = app.get(&format!("/api/bots/{bot}"), t).await;
+    assert_eq!((got["bot"]["customCSS"].as_str(), got["bot"]["companyName"].as_str()), (Some(good), Some("")), "nothing changed");
+    let (_, theme) = app.get(&format!("/api/bots/{bot}/theme"), None).await;
+    assert_eq!(theme["customCSS"], good);
+
+    // CSS stored before the check existed is not served.
+    let store = &app.state.store;
+    let row = store.bot_by_id(&bot).await.unwrap().unwrap();
+    let mut widget: serde_json::Value = serde_json::from_str(&row.widget).unwrap();
+    widget["customCSS"] = json!("@import 'https://evil.example/x.css';");
+    let update = parley_store::bots::BotUpdate { widget: Some(serde_json::from_value(widget).unwrap()), ..Default::default() };
+    store.update_bot(&bot, update).await.unwrap();
+    let (_, theme) = app.get(&format!("/api/bots/{bot}/theme"), None).await;
+    assert_eq!(theme["customCSS"], "");
 }

@@ -185,6 +185,10 @@ impl WidgetConfig {
         choice(&self.shadow_intensity, &SHADOWS, "Shadow intensity")?;
         choice(&self.typography, &FONT_SIZES, "Font size")?;
         choice(&self.theme_mode, &["light", "dark"], "Theme mode")?;
+        crate::custom_css::check(&self.custom_css)?;
+        if self.auto_open_delay > MAX_AUTO_OPEN_SECS {
+            return Err(format!("Auto-open delay must be 0-{MAX_AUTO_OPEN_SECS} seconds"));
+        }
         for colour in [&self.primary_colour, &self.secondary_colour, &self.background_colour] {
             if !is_hex_colour(colour) {
                 return Err(format!("{colour:?} is not a colour like #3B82F6"));
@@ -194,6 +198,8 @@ impl WidgetConfig {
     }
 }
 
+/// Longest wait before the chat opens by itself (10 minutes; 0 = never).
+const MAX_AUTO_OPEN_SECS: u32 = 600;
 /// Longest quick question (as long as a Q&A pair's question).
 const QUICK_QUESTION_CHARS: usize = 150;
 /// Longest header, placeholder, company name, hours and response time.

@@ -12,6 +12,7 @@ pub mod billing;
 pub mod billing_events;
 pub mod bots;
 pub mod chat;
+pub mod custom_css;
 pub mod error;
 pub mod knowledge;
 pub mod leads;

@@ -104,6 +104,12 @@ pub struct Theme {
     pub name: String,
     pub icon: Option<String>,
     pub status: String,
+    /// The owner's CSS for the chat page (checked on save: no loading from other sites, no script).
+    pub customCSS: String,
+    /// With `enableFAQ`: up to 5 questions of the bot's trained Q&A pairs, oldest first.
+    pub faqQuestions: Vec<String>,
+    /// Whether any member is online as an agent of the bot right now.
+    pub agentsOnline: bool,
 }
 
 /// A training source (PDF, website or text).

@@ -1,12 +1,14 @@
-import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { Composer } from './Composer';
 import { ContactForm } from './ContactForm';
 import { Conversation } from './Conversation';
 import { ChatController, type Transport } from './controller';
 import { LoadingScreen } from './LoadingScreen';
-import { HANDOFF_AFTER_MS, LEAD_DELAY_MS, WAITING_TEXT, WAIT_ESTIMATE_TEXT, leadDue, showHandoffButton } from './rules';
+import { HANDOFF_AFTER_MS, LEAD_DELAY_MS, leadDue, showHandoffButton } from './rules';
 import { chime } from './sound';
 import { DEFAULT_THEME, loadTheme, type ChatTheme } from './theme';
+import { scopedCustomCss } from '../shared/customCss';
+import { HOOKS, KEYFRAMES, chatLook, footer, handoffIntro, headerTitle, lookVars, suggestedQuestions, waitingText } from '../shared/look';
 import { httpTransport } from './transport';
 import { useBotStatus } from './liveStatus';
 
@@ -60,13 +62,12 @@ function LiveChat({ botId, theme, transport }: { botId: string; theme: ChatTheme
 }
 
 function Header({ theme, agentName }: { theme: ChatTheme; agentName: string | null }) {
-  // The header title the owner chose; the stock 'Chat Support' gives way to the bot's own name.
-  const custom = theme.headerTitle.trim() && theme.headerTitle !== 'Chat Support' ? theme.headerTitle : null;
-  const title = agentName ?? custom ?? theme.name;
+  const title = agentName ?? headerTitle(theme.headerTitle, theme.name);
+  const picture = theme.botAvatar ?? theme.icon;
   return (
-    <header className="header" style={{ background: theme.primaryColour }}>
-      {theme.icon && !agentName ? (
-        <img className="avatar" src={theme.icon} alt="" />
+    <header className={`header ${HOOKS.header}`}>
+      {picture && !agentName ? (
+        <img className="avatar" src={picture} alt="" />
       ) : (
         <span className="avatar initial" aria-hidden="true">
           {title.trim()[0]?.toUpperCase() ?? 'A'}
@@ -85,6 +86,38 @@ function Header({ theme, agentName }: { theme: ChatTheme; agentName: string | nu
   );
 }
 
+/** Company, an "Email us" link and the branding, as the owner set them. */
+function Footer({ theme }: { theme: ChatTheme }) {
+  const f = footer(theme);
+  if (!f.company && !f.email && !f.branding) return null;
+  return (
+    <p className={`branding ${HOOKS.footer}`}>
+      {f.company && <span>{f.company}</span>}
+      {f.email && <a href={`mailto:${f.email}`}>Email us</a>}
+      {f.branding && <span>Powered by Parley</span>}
+    </p>
+  );
+}
+
+/** The page's frame: the look's CSS variables, its keyframes, and the owner's custom CSS (checked by the server). */
+function Frame({ theme, children }: { theme: ChatTheme; children: ReactNode }) {
+  const look = chatLook(theme);
+  const css = useMemo(() => scopedCustomCss(theme.customCSS), [theme.customCSS]);
+  return (
+    <main
+      data-parley-chat=""
+      className={`page${theme.themeMode === 'dark' ? ' dark' : ''}`}
+      style={{ background: look.background, fontSize: look.fontSize }}
+    >
+      <style>{KEYFRAMES}</style>
+      {css && <style data-parley-custom-css="">{css}</style>}
+      <section className={`chat ${HOOKS.chat}`} style={lookVars(look)}>
+        {children}
+      </section>
+    </main>
+  );
+}
+
 function Chat({ botId, theme, transport, onRefused }: { botId: string; theme: ChatTheme; transport: Transport; onRefused?: () => void }) {
   const controller = useMemo(
     () => new ChatController(botId, theme, transport, () => theme.enableSounds && chime()),
@@ -94,6 +127,13 @@ function Chat({ botId, theme, transport, onRefused }: { botId: string; theme: Ch
   const [openedAt] = useState(() => Date.now());
   const [, tick] = useState(0);
   const [leadOpen, setLeadOpen] = useState(false);
+  const [agentsOnline, setAgentsOnline] = useState(theme.agentsOnline);
+
+  // Whether someone can answer is asked again when the visitor asks for a person.
+  const openHandoff = () => {
+    controller.openContactForm();
+    void loadTheme(botId).then((t) => setAgentsOnline(t.agentsOnline));
+  };
 
   useEffect(() => {
     void controller.restore();
@@ -128,15 +168,19 @@ function Chat({ botId, theme, transport, onRefused }: { botId: string; theme: Ch
 
   if (theme.status === 'inactive') {
     return (
-      <main className="page" style={{ background: theme.backgroundColour }}>
-        <section className="chat">
-          <Header theme={theme} agentName={null} />
-          <div className="offline" role="status">
-            <h2>{theme.name} is offline</h2>
-            <p>This assistant is not available right now. Please try again later.</p>
-          </div>
-        </section>
-      </main>
+      <Frame theme={theme}>
+        <Header theme={theme} agentName={null} />
+        <div className="offline" role="status">
+          <h2>{theme.name} is offline</h2>
+          <p>This assistant is not available right now. Please try again later.</p>
+          {theme.supportEmail.trim() && (
+            <p>
+              <a href={`mailto:${theme.supportEmail.trim()}`}>Email us at {theme.supportEmail.trim()}</a>
+            </p>
+          )}
+        </div>
+        <Footer theme={theme} />
+      </Frame>
     );
   }
 
@@ -148,75 +192,76 @@ function Chat({ botId, theme, transport, onRefused }: { botId: string; theme: Ch
     elapsedMs: Date.now() - openedAt,
   });
   const started = state.messages.some((m) => m.role === 'user');
-  const dark = theme.themeMode === 'dark';
+  const suggestions = suggestedQuestions(theme);
+  const presence = { ...theme, agentsOnline };
+  const waiting = waitingText(presence);
 
   return (
-    <main className={`page${dark ? ' dark' : ''}`} style={{ background: theme.backgroundColour, fontSize: theme.typography }}>
-      <section className="chat" style={{ ['--primary' as string]: theme.primaryColour }}>
-        <Header theme={theme} agentName={state.mode === 'agent' ? state.agentName : null} />
-        {state.mode === 'waiting' && (
-          <div className="banner" role="status">
-            <strong>{WAITING_TEXT}</strong>
-            <span>{WAIT_ESTIMATE_TEXT}</span>
-          </div>
-        )}
-        <Conversation
-          messages={state.messages}
-          botName={theme.name}
-          welcome={theme.welcomeMessage}
-          thinking={state.pending}
-          agentTyping={state.agentTyping}
-          showTyping={theme.enableTypingIndicator}
+    <Frame theme={theme}>
+      <Header theme={theme} agentName={state.mode === 'agent' ? state.agentName : null} />
+      {state.mode === 'waiting' && (
+        <div className="banner" role="status">
+          <strong>{waiting.title}</strong>
+          <span>{waiting.detail}</span>
+        </div>
+      )}
+      <Conversation
+        messages={state.messages}
+        botName={theme.name}
+        welcome={theme.welcomeMessage}
+        thinking={state.pending}
+        agentTyping={state.agentTyping}
+        showTyping={theme.enableTypingIndicator}
+      />
+      {!started && suggestions.length > 0 && (
+        <div className={`suggestions ${HOOKS.suggestions}`} aria-label="Suggested questions">
+          {suggestions.map((q) => (
+            <button key={q} type="button" disabled={state.pending} onClick={() => void controller.send(q)}>
+              {q}
+            </button>
+          ))}
+        </div>
+      )}
+      {state.contactFormOpen && (
+        <ContactForm
+          title="Talk to a human"
+          intro={handoffIntro(presence)}
+          email={agentsOnline ? null : theme.supportEmail.trim() || null}
+          submitLabel="Request Support"
+          skipLabel="Skip & Request"
+          onSubmit={(d) => void controller.requestSupport(d)}
+          onSkip={() => void controller.requestSupport(null)}
         />
-        {!started && theme.customQuestions.length > 0 && (
-          <div className="suggestions" aria-label="Suggested questions">
-            {theme.customQuestions.map((q) => (
-              <button key={q} type="button" disabled={state.pending} onClick={() => void controller.send(q)}>
-                {q}
-              </button>
-            ))}
-          </div>
-        )}
-        {state.contactFormOpen && (
-          <ContactForm
-            title="Talk to a human"
-            intro="Leave your details so our team can follow up, or skip and we'll connect you now."
-            submitLabel="Request Support"
-            skipLabel="Skip & Request"
-            onSubmit={(d) => void controller.requestSupport(d)}
-            onSkip={() => void controller.requestSupport(null)}
-          />
-        )}
-        {leadOpen && due && !state.contactFormOpen && (
-          <ContactForm
-            title="Stay in touch"
-            intro={theme.leadCaptureMessage}
-            submitLabel="Continue"
-            skipLabel="Skip"
-            onSubmit={(d) => {
-              setLeadOpen(false);
-              void controller.leaveDetails(d);
-            }}
-            onSkip={() => {
-              setLeadOpen(false);
-              controller.dismissLead();
-            }}
-          />
-        )}
-        {handoff && !state.contactFormOpen && (
-          <button type="button" className="handoff" onClick={() => controller.openContactForm()}>
-            Talk to a human
-          </button>
-        )}
-        <Composer
-          placeholder={theme.placeholder}
-          maxLength={theme.maxMessageLength}
-          pending={state.pending}
-          onSend={(text) => void controller.send(text)}
-          onTyping={(on) => controller.typing(on)}
+      )}
+      {leadOpen && due && !state.contactFormOpen && (
+        <ContactForm
+          title="Stay in touch"
+          intro={theme.leadCaptureMessage}
+          submitLabel="Continue"
+          skipLabel="Skip"
+          onSubmit={(d) => {
+            setLeadOpen(false);
+            void controller.leaveDetails(d);
+          }}
+          onSkip={() => {
+            setLeadOpen(false);
+            controller.dismissLead();
+          }}
         />
-        {theme.showBranding && <p className="branding">Powered by Parley</p>}
-      </section>
-    </main>
+      )}
+      {handoff && !state.contactFormOpen && (
+        <button type="button" className="handoff" onClick={openHandoff}>
+          Talk to a human
+        </button>
+      )}
+      <Composer
+        placeholder={theme.placeholder}
+        maxLength={theme.maxMessageLength}
+        pending={state.pending}
+        onSend={(text) => void controller.send(text)}
+        onTyping={(on) => controller.typing(on)}
+      />
+      <Footer theme={theme} />
+    </Frame>
   );
 }

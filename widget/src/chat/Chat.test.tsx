@@ -44,7 +44,10 @@ function fakeServer(theme: Record<string, unknown> = {}) {
   };
   vi.stubGlobal(
     'fetch',
-    vi.fn(async () => Response.json({ name: 'Acme Help', welcomeMessage: 'Hi! Ask me anything.', customQuestions: ['Do you ship abroad?'], ...theme })),
+    vi.fn(async () =>
+      // No typing delay unless a test sets one: replies show as soon as they come.
+      Response.json({ name: 'Acme Help', welcomeMessage: 'Hi! Ask me anything.', customQuestions: ['Do you ship abroad?'], typingDelay: 0, ...theme }),
+    ),
   );
   return server;
 }
@@ -122,10 +125,14 @@ describe('the visitor chat', () => {
   });
 
   it('offers a human after 10 s, then waits, connects, and returns to the bot when resolved', async () => {
-    const server = await openChat();
+    const server = await openChat({ handoverMessage: 'A person will take it from here.', responseTime: 'about 3 minutes' });
     expect(screen.queryByRole('button', { name: 'Talk to a human' })).toBeNull();
     act(() => void vi.advanceTimersByTime(10_000));
-    fireEvent.click(screen.getByRole('button', { name: 'Talk to a human' }));
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Talk to a human' }));
+      await vi.advanceTimersByTimeAsync(1);
+    });
+    expect(screen.getByRole('form', { name: 'Talk to a human' })).toHaveTextContent('A person will take it from here.');
     fireEvent.input(screen.getByLabelText('Name'), { target: { value: 'Vic' } });
     fireEvent.input(screen.getByLabelText('Email'), { target: { value: 'vic@example.com' } });
     expect(screen.getByLabelText('Email')).toHaveAttribute('type', 'email');
@@ -136,7 +143,7 @@ describe('the visitor chat', () => {
     const request = server.emitted.find(([e]) => e === 'request-human-support');
     expect(request?.[1]).toMatchObject({ sessionId: 's1', customerInfo: { name: 'Vic', email: 'vic@example.com' } });
     expect(screen.getByText('Connecting you with a human agent...')).toBeInTheDocument();
-    expect(screen.getByText('Estimated wait time: 2-5 minutes')).toBeInTheDocument();
+    expect(screen.getByText('Estimated wait time: about 3 minutes')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Talk to a human' })).toBeNull();
 
     server.push('agent-joined', { agentName: 'Ann', agentId: 'a1', message: 'Ann joined' });
@@ -154,6 +161,72 @@ describe('the visitor chat', () => {
     server.push('session-resolved', { sessionId: 's1', resolvedBy: 'Ann' });
     expect(screen.getByRole('article', { name: 'System' })).toHaveTextContent('resolved');
     expect(screen.getByRole('heading', { name: 'Acme Help' })).toBeInTheDocument();
+  });
+
+  it('outside business hours says when the team is back and still takes the details', async () => {
+    const server = await openChat({ agentsOnline: false, businessHours: 'Mon-Fri 9:00-17:00', supportEmail: 'help@acme.example' });
+    act(() => void vi.advanceTimersByTime(10_000));
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Talk to a human' }));
+      await vi.advanceTimersByTimeAsync(1);
+    });
+    const form = screen.getByRole('form', { name: 'Talk to a human' });
+    expect(form).toHaveTextContent("Our team is away right now. We're available Mon-Fri 9:00-17:00.");
+    expect(screen.getByRole('link', { name: 'Email us at help@acme.example' })).toHaveAttribute('href', 'mailto:help@acme.example');
+    fireEvent.input(screen.getByLabelText('Email'), { target: { value: 'vic@example.com' } });
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Request Support' }));
+      await vi.advanceTimersByTimeAsync(1);
+    });
+    const request = server.emitted.find(([e]) => e === 'request-human-support');
+    expect(request?.[1]).toMatchObject({ customerInfo: { email: 'vic@example.com' } });
+    expect(screen.getByText('Our team is away right now')).toBeInTheDocument();
+    expect(screen.getByText("We're available Mon-Fri 9:00-17:00; we'll reply as soon as we're back.")).toBeInTheDocument();
+  });
+
+  it('shows the typing for the typing delay before a quicker reply', async () => {
+    await openChat({ typingDelay: 1200 });
+    await type('How fast do you ship?');
+    expect(screen.getByRole('status', { name: 'Assistant is typing' })).toBeInTheDocument();
+    expect(screen.getAllByRole('article', { name: 'Acme Help' })).toHaveLength(1); // the welcome only
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(1100);
+    });
+    expect(screen.getAllByRole('article', { name: 'Acme Help' })).toHaveLength(1);
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(150);
+    });
+    expect(screen.getAllByRole('article', { name: 'Acme Help' }).at(-1)).toHaveTextContent('We ship in 3 days.');
+    expect(screen.queryByRole('status', { name: 'Assistant is typing' })).toBeNull();
+  });
+
+  it("draws the owner's look, avatar, suggestions, footer and custom CSS", async () => {
+    await openChat({
+      borderRadius: 20,
+      shadowIntensity: 'heavy',
+      animationStyle: 'fade',
+      botAvatar: 'https://cdn.example/a.png',
+      enableQuickReplies: false,
+      enableFAQ: true,
+      faqQuestions: ['Where is my order?'],
+      companyName: 'Acme',
+      supportEmail: 'help@acme.example',
+      showBranding: false,
+      customCSS: '.parley-header { letter-spacing: 3px }',
+    });
+    const chat = document.querySelector('.parley-chat') as HTMLElement;
+    expect(chat.style.getPropertyValue('--parley-radius')).toBe('20px');
+    expect(chat.style.getPropertyValue('--parley-shadow')).toBe('0 14px 36px rgba(0,0,0,0.32)');
+    expect(chat.style.getPropertyValue('--parley-animation')).toBe('parley-fade 0.25s ease-out');
+    expect(document.querySelector('.parley-header img')).toHaveAttribute('src', 'https://cdn.example/a.png');
+    expect(screen.queryByRole('button', { name: 'Do you ship abroad?' })).toBeNull();
+    expect(screen.getByRole('button', { name: 'Where is my order?' })).toBeInTheDocument();
+    expect(screen.getByText('Chat with Acme')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Email us' })).toHaveAttribute('href', 'mailto:help@acme.example');
+    expect(screen.queryByText('Powered by Parley')).toBeNull();
+    expect(document.querySelector('style[data-parley-custom-css]')?.textContent).toBe(
+      '[data-parley-chat] .parley-header { letter-spacing: 3px !important }',
+    );
   });
 
   it("shows the server's refusal of an oversize message as an error", async () => {

@@ -1,5 +1,6 @@
 import { useRef, useState, type KeyboardEvent } from 'react';
 import { counter, sendable } from './rules';
+import { HOOKS } from '../shared/look';
 
 interface Props {
   placeholder: string;
@@ -36,7 +37,7 @@ export function Composer({ placeholder, maxLength, pending, onSend, onTyping }: 
     }
   };
   return (
-    <div className="composer">
+    <div className={`composer ${HOOKS.composer}`}>
       <textarea
         aria-label="Type your message"
         placeholder={placeholder}

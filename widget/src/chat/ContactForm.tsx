@@ -4,6 +4,8 @@ import { contactOrNull, type ContactDetails } from './rules';
 interface Props {
   title: string;
   intro: string;
+  /** A support address offered beside the form (the team is away). */
+  email?: string | null;
   submitLabel: string;
   skipLabel: string;
   onSubmit: (details: Partial<ContactDetails> | null) => void;
@@ -11,7 +13,7 @@ interface Props {
 }
 
 /** Name, email (email type), phone, company: the handoff request form and the lead card. */
-export function ContactForm({ title, intro, submitLabel, skipLabel, onSubmit, onSkip }: Props) {
+export function ContactForm({ title, intro, email, submitLabel, skipLabel, onSubmit, onSkip }: Props) {
   const [d, setD] = useState<ContactDetails>({ name: '', email: '', phone: '', company: '' });
   const field = (key: keyof ContactDetails, label: string, type: 'text' | 'email' | 'tel', autoComplete: string) => (
     <label className="field">
@@ -33,6 +35,11 @@ export function ContactForm({ title, intro, submitLabel, skipLabel, onSubmit, on
     <form className="contact" aria-label={title} onSubmit={submit}>
       <h2>{title}</h2>
       <p>{intro}</p>
+      {email && (
+        <p>
+          <a href={`mailto:${email}`}>Email us at {email}</a>
+        </p>
+      )}
       {field('name', 'Name', 'text', 'name')}
       {field('email', 'Email', 'email', 'email')}
       {field('phone', 'Phone', 'tel', 'tel')}

@@ -2,6 +2,11 @@ import { useEffect, useRef } from 'react';
 import type { ChatMessage } from './controller';
 import { THINKING_PHRASES, THINKING_ROTATE_MS } from './rules';
 import { useRotating } from './useRotating';
+import { HOOKS } from '../shared/look';
+
+/** A bubble's classes: the page's own and the hooks custom CSS targets. */
+const bubbleClass = (role: string) =>
+  `bubble ${role} ${HOOKS.bubble}${role === 'user' ? ` ${HOOKS.user}` : role === 'bot' ? ` ${HOOKS.bot}` : ''}`;
 
 interface Props {
   messages: ChatMessage[];
@@ -46,15 +51,15 @@ export function Conversation({ messages, botName, welcome, thinking, agentTyping
   }, [messages, thinking, agentTyping]);
   const streaming = messages.some((m) => m.streaming);
   return (
-    <div className="messages" aria-live="polite">
-      <article className="bubble bot" aria-label={botName}>
+    <div className={`messages ${HOOKS.messages}`} aria-live="polite">
+      <article className={bubbleClass('bot')} aria-label={botName}>
         {welcome}
       </article>
       {messages.map((m) => (
         <article
           key={m.id}
           aria-label={sender(m, botName)}
-          className={`bubble ${m.role}${m.isError ? ' error' : ''}${m.local ? ' sending' : ''}`}
+          className={`${bubbleClass(m.role)}${m.isError ? ' error' : ''}${m.local ? ' sending' : ''}`}
           {...(m.isError ? ALERT_ROLE : undefined)}
         >
           {m.role === 'agent' && <span className="who">{sender(m, botName)}</span>}

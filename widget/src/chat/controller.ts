@@ -6,6 +6,7 @@
 
 import type { ChatTheme } from './theme';
 import { ERROR_TEXT, type ContactDetails } from './rules';
+import { replyWait } from '../shared/look';
 
 export type Role = 'user' | 'bot' | 'agent' | 'system';
 
@@ -114,6 +115,11 @@ export class ChatController {
   private live: Live | null = null;
   private token: string | null = null;
   private lastSeq = 0;
+  /** When the visitor last sent: the assistant's reply shows no sooner than typingDelay after. */
+  private sentAt = 0;
+  /** Reply updates held back until then, in arrival order. */
+  private held: (() => void)[] = [];
+  private heldTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     private botId: string,
@@ -242,19 +248,25 @@ export class ChatController {
       if (typeof seq === 'number') this.lastSeq = Math.max(this.lastSeq, seq);
       const m = toMessage(raw);
       if (!m) return;
-      const known = this.state.messages.some((x) => x.id === m.id);
-      this.upsert(m);
-      if (m.role === 'bot') this.set({ pending: false });
-      if (!known && (m.role === 'bot' || m.role === 'agent')) this.onIncoming();
-      if (m.role === 'agent') this.set({ agentTyping: false });
+      const show = () => {
+        const known = this.state.messages.some((x) => x.id === m.id);
+        this.upsert(m);
+        if (m.role === 'bot') this.set({ pending: false });
+        if (!known && (m.role === 'bot' || m.role === 'agent')) this.onIncoming();
+        if (m.role === 'agent') this.set({ agentTyping: false });
+      };
+      if (m.role === 'bot') this.afterTyping(show);
+      else show();
     });
     live.on('message-delta', (p) => {
       const id = typeof p.messageId === 'string' ? p.messageId : null;
       const delta = typeof p.delta === 'string' ? p.delta : '';
       if (!id) return;
-      const existing = this.state.messages.find((x) => x.id === id);
-      if (existing && !existing.streaming) return; // the final message is already here
-      this.upsert({ id, role: 'bot', content: (existing?.content ?? '') + delta, streaming: true });
+      this.afterTyping(() => {
+        const existing = this.state.messages.find((x) => x.id === id);
+        if (existing && !existing.streaming) return; // the final message is already here
+        this.upsert({ id, role: 'bot', content: (existing?.content ?? '') + delta, streaming: true });
+      });
     });
     live.on('support-requested', () => this.set({ mode: 'waiting' }));
     live.on('agent-joined', (p) => {
@@ -271,6 +283,26 @@ export class ChatController {
     });
   }
 
+  /**
+   * Runs `show` once the typing has shown for the bot's typing delay since the visitor's last
+   * message; at once when that time has passed and nothing is held before it (order is kept).
+   */
+  private afterTyping(show: () => void) {
+    const wait = replyWait(this.sentAt, Date.now(), this.theme.typingDelay);
+    if (wait === 0 && this.held.length === 0) {
+      show();
+      return;
+    }
+    this.held.push(show);
+    if (this.heldTimer) return;
+    this.heldTimer = setTimeout(() => {
+      this.heldTimer = null;
+      const due = this.held;
+      this.held = [];
+      due.forEach((fn) => fn());
+    }, wait);
+  }
+
   private showError(text: string) {
     this.upsert({ id: `error-${++localIds}`, role: 'bot', content: text, isError: true });
     this.set({ pending: false });
@@ -280,6 +312,7 @@ export class ChatController {
   async send(text: string, lead?: Partial<ContactDetails>): Promise<void> {
     const local: ChatMessage = { id: `local-${++localIds}`, role: 'user', content: text, local: true };
     const awaitsReply = this.state.mode === 'bot';
+    if (awaitsReply) this.sentAt = Date.now();
     this.set({ messages: [...this.state.messages, local], pending: awaitsReply });
     if (!this.state.sessionId) {
       await this.start(text, lead);
@@ -326,11 +359,17 @@ export class ChatController {
     const user = toMessage(res.body.message);
     const reply = toMessage(res.body.reply);
     if (user) this.upsert(user);
-    if (reply) {
-      this.upsert(reply);
-      this.onIncoming();
-    }
-    this.set({ pending: false });
+    // The live channel joins after the reply shows: its history would show the reply at once.
+    await new Promise<void>((shown) =>
+      this.afterTyping(() => {
+        if (reply) {
+          this.upsert(reply);
+          this.onIncoming();
+        }
+        this.set({ pending: false });
+        shown();
+      }),
+    );
     await this.join();
     return true;
   }
@@ -393,6 +432,9 @@ export class ChatController {
   }
 
   dispose() {
+    if (this.heldTimer) clearTimeout(this.heldTimer);
+    this.heldTimer = null;
+    this.held = [];
     this.live?.close();
     this.live = null;
   }

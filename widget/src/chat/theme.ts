@@ -1,6 +1,8 @@
 // The bot's look for the visitor chat, from GET /api/bots/{id}/theme, with the spec's defaults for
 // anything missing (and for everything when the call fails).
 
+import { FAQ_LIMIT } from '../shared/look';
+
 export interface ChatTheme {
   name: string;
   primaryColour: string;
@@ -8,7 +10,6 @@ export interface ChatTheme {
   backgroundColour: string;
   themeMode: 'light' | 'dark';
   icon: string | null;
-  userIcon: string | null;
   typography: string;
   customQuestions: string[];
   welcomeMessage: string;
@@ -26,6 +27,26 @@ export interface ChatTheme {
   enableSounds: boolean;
   enableTypingIndicator: boolean;
   showBranding: boolean;
+  borderRadius: number;
+  shadowIntensity: string;
+  animationStyle: string;
+  /** The avatar URL set in the editor; the bot's icon when blank. */
+  botAvatar: string | null;
+  /** Least time (ms) the typing shows before a reply appears. */
+  typingDelay: number;
+  companyName: string;
+  supportEmail: string;
+  handoverMessage: string;
+  businessHours: string;
+  responseTime: string;
+  enableQuickReplies: boolean;
+  enableFAQ: boolean;
+  /** Questions of the bot's trained Q&A pairs (sent only with the FAQ switch on). */
+  faqQuestions: string[];
+  /** Whether an agent is online now (the handoff says when the team is back otherwise). */
+  agentsOnline: boolean;
+  /** Checked by the server on save; applied inside this page only. */
+  customCSS: string;
 }
 
 export const DEFAULT_THEME: ChatTheme = {
@@ -35,7 +56,6 @@ export const DEFAULT_THEME: ChatTheme = {
   backgroundColour: '#f0f9ff',
   themeMode: 'light',
   icon: null,
-  userIcon: null,
   typography: '16px',
   customQuestions: [],
   welcomeMessage: 'Hello, how can I help you today?',
@@ -52,11 +72,31 @@ export const DEFAULT_THEME: ChatTheme = {
   enableSounds: true,
   enableTypingIndicator: true,
   showBranding: true,
+  borderRadius: 12,
+  shadowIntensity: 'medium',
+  animationStyle: 'slide-up',
+  botAvatar: null,
+  typingDelay: 1500,
+  companyName: '',
+  supportEmail: '',
+  handoverMessage: 'Let me connect you with a human agent who can better assist you.',
+  businessHours: '',
+  responseTime: '< 2 minutes',
+  enableQuickReplies: true,
+  enableFAQ: true,
+  faqQuestions: [],
+  agentsOnline: true,
+  customCSS: '',
 };
 
 const str = (v: unknown, fallback: string) => (typeof v === 'string' && v.trim() ? v : fallback);
 const bool = (v: unknown, fallback: boolean) => (typeof v === 'boolean' ? v : fallback);
 const num = (v: unknown, fallback: number) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : fallback);
+/** Like num, but 0 is a value (a square corner). */
+const count = (v: unknown, fallback: number) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : fallback);
+const text = (v: unknown) => (typeof v === 'string' ? v : '');
+const questions = (v: unknown, most: number) =>
+  Array.isArray(v) ? v.filter((q): q is string => typeof q === 'string' && q.trim() !== '').slice(0, most) : [];
 
 export function withDefaults(raw: unknown): ChatTheme {
   // The server may wrap it ({ theme: {...} } / { bot: {...} }) or not.
@@ -69,11 +109,8 @@ export function withDefaults(raw: unknown): ChatTheme {
     backgroundColour: str(t.backgroundColour, DEFAULT_THEME.backgroundColour),
     themeMode: t.themeMode === 'dark' ? 'dark' : 'light',
     icon: typeof t.icon === 'string' && t.icon ? t.icon : null,
-    userIcon: typeof t.userIcon === 'string' && t.userIcon ? t.userIcon : null,
     typography: str(t.typography, DEFAULT_THEME.typography),
-    customQuestions: Array.isArray(t.customQuestions)
-      ? t.customQuestions.filter((q): q is string => typeof q === 'string' && q.trim() !== '').slice(0, 5)
-      : [],
+    customQuestions: questions(t.customQuestions, 5),
     welcomeMessage: str(t.welcomeMessage, DEFAULT_THEME.welcomeMessage),
     enableHandover: bool(t.enableHandover, true),
     status: t.status === 'inactive' ? 'inactive' : 'active',
@@ -88,6 +125,21 @@ export function withDefaults(raw: unknown): ChatTheme {
     enableSounds: bool(t.enableSounds, true),
     enableTypingIndicator: bool(t.enableTypingIndicator, true),
     showBranding: bool(t.showBranding, true),
+    borderRadius: count(t.borderRadius, DEFAULT_THEME.borderRadius),
+    shadowIntensity: str(t.shadowIntensity, DEFAULT_THEME.shadowIntensity),
+    animationStyle: str(t.animationStyle, DEFAULT_THEME.animationStyle),
+    botAvatar: typeof t.botAvatar === 'string' && t.botAvatar.trim() ? t.botAvatar.trim() : null,
+    typingDelay: count(t.typingDelay, DEFAULT_THEME.typingDelay),
+    companyName: text(t.companyName),
+    supportEmail: text(t.supportEmail),
+    handoverMessage: str(t.handoverMessage, DEFAULT_THEME.handoverMessage),
+    businessHours: text(t.businessHours),
+    responseTime: str(t.responseTime, DEFAULT_THEME.responseTime),
+    enableQuickReplies: bool(t.enableQuickReplies, true),
+    enableFAQ: bool(t.enableFAQ, true),
+    faqQuestions: questions(t.faqQuestions, FAQ_LIMIT),
+    agentsOnline: bool(t.agentsOnline, true),
+    customCSS: text(t.customCSS),
   };
 }
 

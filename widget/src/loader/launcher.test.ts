@@ -63,6 +63,16 @@ describe("the bot's look", () => {
     expect(frame(launcher)!.style.top).toBe('88px');
   });
 
+  it("gives the chat window the editor's corners, shadow and opening animation", () => {
+    launcher = mount({ botId: 'b', origin: 'https://parley.example.com' });
+    launcher.apply({ borderRadius: 20, shadowIntensity: 'heavy', animationStyle: 'scale' });
+    launcher.open();
+    const f = frame(launcher)!;
+    expect(f.style.borderRadius).toBe('20px');
+    expect(f.style.boxShadow).toBe('0 14px 36px rgba(0,0,0,0.32)');
+    expect(f.style.animation).toContain('parley-scale');
+  });
+
   it('shows the popup message until the chat opens, and opens by itself after autoOpenDelay', () => {
     vi.useFakeTimers();
     launcher = mount({ botId: 'b', origin: 'https://parley.example.com' });

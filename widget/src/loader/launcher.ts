@@ -1,5 +1,6 @@
 // The embed loader: a launcher button in a shadow root (the host page's CSS cannot reach it) that
 // opens the bot's chat page in an iframe and closes when that page posts 'CHATBOT'.
+import { CHAT_SIZES, KEYFRAMES, SHADOWS, animationCss } from '../shared/look';
 
 export interface LauncherOptions {
   botId: string;
@@ -24,12 +25,14 @@ export interface LauncherLook {
   popupMessage?: string;
   /** Seconds before the chat opens by itself; 0 = never. */
   autoOpenDelay?: number;
+  /** The chat window's corners (px), shadow and opening animation, as in the editor's preview. */
+  borderRadius?: number;
+  shadowIntensity?: string;
+  animationStyle?: string;
 }
 
-/** Chat window sizes (width x height, px); 'full' fills the screen. */
-export const SIZES: Record<string, [number, number]> = { compact: [340, 520], medium: [380, 600], large: [440, 700] };
 
-const CSS = `
+const CSS = `${KEYFRAMES}
 :host{all:initial}
 .b{position:fixed;width:56px;height:56px;border:0;border-radius:50%;cursor:pointer;
 box-shadow:0 4px 14px rgba(0,0,0,.25);z-index:2147483646;display:flex;align-items:center;justify-content:center}
@@ -98,18 +101,24 @@ export function mount({ botId, origin, theme = 'light' }: LauncherOptions): Laun
     }
     opened = true;
     if (popup) popup.hidden = true;
+    // Restarted on each open: the window comes in as the owner's animation style says.
+    frame.style.animation = 'none';
+    void frame.offsetWidth;
+    frame.style.animation = animationCss(look.animationStyle ?? 'slide-up');
     render();
   };
 
   const place = (f: HTMLIFrameElement) => {
     const position = look.chatPosition ?? 'bottom-right';
+    if (typeof look.borderRadius === 'number') f.style.borderRadius = `${look.borderRadius}px`;
+    if (look.shadowIntensity && SHADOWS[look.shadowIntensity]) f.style.boxShadow = SHADOWS[look.shadowIntensity] ?? '';
     if (look.chatSize === 'full') {
       f.classList.add('full');
       return;
     }
-    const [w, h] = SIZES[look.chatSize ?? 'medium'] ?? SIZES.medium;
-    f.style.width = `${w}px`;
-    f.style.height = `${h}px`;
+    const size = CHAT_SIZES[look.chatSize ?? 'medium'] ?? CHAT_SIZES.medium;
+    f.style.width = `${size?.width ?? 380}px`;
+    f.style.height = `${size?.height ?? 600}px`;
     corner(f, position, 88);
   };
 

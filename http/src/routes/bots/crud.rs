@@ -105,9 +105,6 @@ pub async fn update(
                 return Err(ApiError::validation("Messages must be at most 1000 characters"));
             }
         }
-        if merged.custom_css.len() > 20_000 {
-            return Err(ApiError::validation("Custom CSS must be at most 20000 characters"));
-        }
         update.widget = Some(merged);
     }
     let bot = state.store.update_bot(&access.bot.id, update).await?;

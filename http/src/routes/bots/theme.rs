@@ -6,6 +6,8 @@ use crate::openapi::{entities, ApiErrors};
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 use parley_store::bots::WidgetConfig;
+use parley_store::custom_css;
+use parley_store::knowledge::TrainingStatus;
 use serde_json::{json, Value};
 
 use crate::error::{ApiError, ApiResult};
@@ -29,16 +31,24 @@ pub async fn theme(state: web::Data<AppState>, req: HttpRequest, path: web::Path
             return Ok(refused);
         }
     }
-    let mut out = match serde_json::to_value(WidgetConfig::from_json(&bot.widget)) {
+    let config = WidgetConfig::from_json(&bot.widget);
+    let faq = if config.enable_faq { faq_questions(&state, &bot.id).await? } else { Vec::new() };
+    // CSS stored before it was checked on save is not served unless it passes now.
+    let css = if custom_css::check(&config.custom_css).is_ok() { config.custom_css.clone() } else { String::new() };
+    let mut out = match serde_json::to_value(config) {
         Ok(Value::Object(map)) => map,
         _ => serde_json::Map::new(),
     };
-    out.remove("customCSS");
     if let Value::Object(core) = json!({
         "_id": bot.id,
         "name": bot.name,
         "icon": bot.icon,
         "status": bot.status,
+        "customCSS": css,
+        "faqQuestions": faq,
+        // Whether a person can answer a handoff now; when not, the chat says when the team is
+        // available (business hours) and takes the visitor's details for later.
+        "agentsOnline": state.engine.agents_online(&bot.id) > 0,
     }) {
         out.extend(core);
     }
@@ -48,4 +58,14 @@ pub async fn theme(state: web::Data<AppState>, req: HttpRequest, path: web::Path
         res.insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, from.origin)).insert_header((header::VARY, "Origin"));
     }
     Ok(res.json(Value::Object(out)))
+}
+
+/// Most FAQ questions the chat suggests.
+const FAQ_QUESTIONS: usize = 5;
+
+/// The questions of the bot's trained Q&A pairs, oldest first: with the FAQ switch on, the chat
+/// offers them as suggested questions (each one has an answer the bot knows).
+async fn faq_questions(state: &AppState, bot_id: &str) -> ApiResult<Vec<String>> {
+    let pairs = state.store.qa_pairs(bot_id).await?;
+    Ok(pairs.into_iter().filter(|p| p.status == TrainingStatus::Completed.as_str()).map(|p| p.question).take(FAQ_QUESTIONS).collect())
 }

@@ -41,7 +41,7 @@ const options = (list: readonly string[]) => list.map((v) => ({ value: v, label:
 /** True when the caller's role may only look: every control is disabled. */
 const ReadOnly = createContext(false);
 
-type NumKey = 'borderRadius' | 'typingDelay' | 'messageHistoryLimit' | 'maxMessageLength';
+type NumKey = 'borderRadius' | 'typingDelay' | 'messageHistoryLimit' | 'maxMessageLength' | 'autoOpenDelay';
 
 function SliderField({ field, label, unit }: { field: NumKey; label: string; unit: string }) {
   const value = useSnapshot(customize).settings[field];
@@ -83,12 +83,30 @@ type BoolKey = {
   [K in keyof CustomizeSettings]: CustomizeSettings[K] extends boolean ? K : never;
 }[keyof CustomizeSettings];
 
-function Field({ field, label, type, long, rows }: { field: TextKey; label: string; type?: string; long?: boolean; rows?: number }) {
+function Field({
+  field,
+  label,
+  type,
+  long,
+  rows,
+  description,
+  placeholder,
+}: {
+  field: TextKey;
+  label: string;
+  type?: string;
+  long?: boolean;
+  rows?: number;
+  description?: string;
+  placeholder?: string;
+}) {
   const value = useSnapshot(customize).settings[field];
   if (long) {
     return (
       <Textarea
         label={label}
+        description={description}
+        placeholder={placeholder}
         autosize
         minRows={rows ?? 2}
         maxRows={10}
@@ -97,7 +115,16 @@ function Field({ field, label, type, long, rows }: { field: TextKey; label: stri
       />
     );
   }
-  return <TextInput label={label} type={type} value={value} onChange={(e) => setSetting(field, e.currentTarget.value)} />;
+  return (
+    <TextInput
+      label={label}
+      description={description}
+      placeholder={placeholder}
+      type={type}
+      value={value}
+      onChange={(e) => setSetting(field, e.currentTarget.value)}
+    />
+  );
 }
 
 function Toggle({ field, label, description }: { field: BoolKey; label: string; description?: string }) {
@@ -205,6 +232,8 @@ function Layout() {
         />
       </SimpleGrid>
       <SliderField field="borderRadius" label="Border radius" unit="px" />
+      <SliderField field="autoOpenDelay" label="Auto-open delay (0 = never)" unit=" s" />
+      <Field field="popupMessage" label="Popup message" description="Shown beside the launcher until the chat opens; blank for none" long />
       <Section label="Shadow intensity">
         <SegmentedControl
           aria-label="Shadow intensity"
@@ -261,8 +290,12 @@ function Content() {
         <Field field="companyName" label="Company name" />
         <Field field="supportEmail" label="Support email" type="email" />
         <Field field="botAvatar" label="Bot avatar URL" type="url" />
-        <Field field="userAvatar" label="User avatar URL" type="url" />
       </SimpleGrid>
+      <SimpleGrid cols={{ base: 1, sm: 2 }}>
+        <Field field="businessHours" label="Business hours" placeholder="Mon-Fri 9:00-17:00" description="Said when no agent is online" />
+        <Field field="responseTime" label="Response time" placeholder="< 2 minutes" description="The wait shown after asking for a person" />
+      </SimpleGrid>
+      <Field field="handoverMessage" label="Handover message" description="Shown when a visitor asks for a person" long />
       <Field field="systemPrompt" label="System prompt" long rows={3} />
       <QuickQuestions />
     </Stack>
@@ -273,9 +306,9 @@ function Features() {
   return (
     <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
       <Toggle field="enableTypingIndicator" label="Typing indicator" />
-      <Toggle field="enableQuickReplies" label="Quick replies" />
+      <Toggle field="enableQuickReplies" label="Quick replies" description="Offer the quick questions" />
       <Toggle field="enableHistory" label="Chat history" />
-      <Toggle field="enableFAQ" label="FAQ" />
+      <Toggle field="enableFAQ" label="FAQ" description="Offer the questions of your trained Q&A pairs" />
       <Toggle field="enableHandover" label="Human handover" />
       <Toggle field="enableLeadCapture" label="Lead capture" />
       <Toggle field="enableSounds" label="Sounds" />
@@ -291,7 +324,13 @@ function Advanced() {
       <SliderField field="typingDelay" label="Typing delay" unit=" ms" />
       <SliderField field="messageHistoryLimit" label="Message history limit" unit="" />
       <SliderField field="maxMessageLength" label="Max message length" unit="" />
-      <Field field="customCSS" label="Custom CSS" long rows={4} />
+      <Field
+        field="customCSS"
+        label="Custom CSS"
+        description="Applies inside the chat only. Style .parley-chat, .parley-header, .parley-messages, .parley-bubble (-bot, -user), .parley-suggestions, .parley-composer, .parley-footer. Pictures only as url(data:image/…); no @import."
+        long
+        rows={4}
+      />
     </Stack>
   );
 }

@@ -8,7 +8,11 @@ import { bots } from '@/features/bots/stores/bots';
 import { customize } from '../stores/customize';
 import { CustomizePage } from './CustomizePage';
 
-const helper = bot('b1', 'Helper', { welcomeMessage: 'Hi there', customQuestions: ['Do you ship?'], maxMessageLength: 300 }) as unknown as Bot;
+const helper = bot('b1', 'Helper', { welcomeMessage: 'Hi there', customQuestions: ['Do you ship?'], maxMessageLength: 300, typingDelay: 500 }) as unknown as Bot;
+const sources = { counts: { pdf: 0, websites: 0, text: 0, qa: 2 }, pdf: [], websites: [], text: [], qa: [
+  { _id: 'q1', kind: 'qa', status: 'completed', question: 'Where is my order?' },
+  { _id: 'q2', kind: 'qa', status: 'processing', question: 'Not trained yet?' },
+] };
 
 describe('Customize page', () => {
   beforeEach(() => {
@@ -23,7 +27,7 @@ describe('Customize page', () => {
     render(<CustomizePage bot={helper} />);
     const chat = await screen.findByTestId('test-chat');
     expect(within(chat).getByText('Hi there')).toBeInTheDocument();
-    expect(within(chat).getByText('Online')).toBeInTheDocument();
+    expect(within(chat).getByText("We're here to help")).toBeInTheDocument();
     expect(within(chat).getByText('Do you ship?')).toBeInTheDocument();
     expect(within(chat).getByText('Press Enter to send, Shift + Enter for new line')).toBeInTheDocument();
     await u.type(within(chat).getByLabelText('Message'), 'hello');
@@ -36,7 +40,41 @@ describe('Customize page', () => {
     expect(within(chat).getByText('Changed')).toBeInTheDocument();
     expect(screen.getByLabelText('Support email')).toHaveAttribute('type', 'email');
     expect(screen.getByLabelText('Bot avatar URL')).toHaveAttribute('type', 'url');
-    expect(screen.getByLabelText('User avatar URL')).toHaveAttribute('type', 'url');
+    expect(screen.queryByLabelText('User avatar URL')).toBeNull();
+  });
+
+  it('draws the preview from the shared look: FAQ questions, footer, header, radius, custom CSS kept inside', async () => {
+    mockFetch({ 'GET /api/bots/b1': { body: { bot: helper } }, 'GET /api/bots/b1/sources': { body: sources } });
+    const u = userEvent.setup();
+    render(<CustomizePage bot={helper} />);
+    const chat = await screen.findByTestId('test-chat');
+    expect(await within(chat).findByRole('button', { name: 'Where is my order?' })).toBeInTheDocument();
+    expect(within(chat).queryByRole('button', { name: 'Not trained yet?' })).toBeNull();
+    await u.click(screen.getByRole('tab', { name: 'Features' }));
+    await u.click(screen.getByRole('switch', { name: /^FAQ/ }));
+    await u.click(screen.getByRole('switch', { name: /^Quick replies/ }));
+    expect(within(chat).queryByRole('button', { name: 'Where is my order?' })).toBeNull();
+    expect(within(chat).queryByRole('button', { name: 'Do you ship?' })).toBeNull();
+
+    await u.click(screen.getByRole('tab', { name: 'Content' }));
+    await u.type(screen.getByLabelText('Company name'), 'Acme');
+    await u.type(screen.getByLabelText('Support email'), 'help@acme.example');
+    await u.clear(screen.getByLabelText('Header title'));
+    await u.type(screen.getByLabelText('Header title'), 'Acme Desk');
+    expect(within(chat).getByText('Chat with Acme')).toBeInTheDocument();
+    expect(within(chat).getByRole('link', { name: 'Email us' })).toHaveAttribute('href', 'mailto:help@acme.example');
+    expect(screen.getByTestId('test-chat-name')).toHaveTextContent('Acme Desk');
+    for (const label of ['Business hours', 'Response time', 'Handover message']) expect(screen.getByLabelText(label)).toBeInTheDocument();
+
+    await u.click(screen.getByRole('tab', { name: 'Advanced' }));
+    await u.click(screen.getByLabelText('Custom CSS'));
+    await u.paste('.parley-header { letter-spacing: 3px }');
+    // Put under the preview's scope by the shared module (its escape cases: customCss.test.ts, e2e).
+    expect(document.querySelector('style[data-parley-custom-css]')).toHaveTextContent(
+      '[data-parley-chat] .parley-header { letter-spacing: 3px !important }',
+    );
+    expect(chat.closest('[data-parley-chat]')).not.toBeNull();
+    expect(chat).toHaveClass('parley-chat');
   });
 
   it('caps quick questions at 5', async () => {
@@ -83,6 +121,7 @@ describe('Customize page', () => {
     let ok = true;
     mockFetch({
       'GET /api/bots/b1': { body: { bot: helper } },
+      'GET /api/bots/b1/sources': { body: sources },
       'POST /api/chat': () =>
         ok
           ? { body: { sessionId: 's1', visitorToken: 'vt', aiResponse: 'We ship worldwide.' } }

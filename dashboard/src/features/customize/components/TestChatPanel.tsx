@@ -1,55 +1,42 @@
 // The live test chat: styled by the editor's current (unsaved) settings, talking to the real bot.
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
-import { ActionIcon, Avatar, Box, Group, Paper, ScrollArea, Stack, Text, Textarea, UnstyledButton } from '@mantine/core';
+// Its look, texts and rules come from the widget's shared modules (`@parley/shared`), the ones
+// the live chat draws with, and its parts carry the same class names, so custom CSS and every
+// setting show here as visitors will see them.
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { ActionIcon, Anchor, Avatar, Box, Group, Paper, ScrollArea, Stack, Text, Textarea, UnstyledButton } from '@mantine/core';
 import { IconRefresh, IconSend } from '@tabler/icons-react';
 import { useSnapshot } from 'valtio';
+import { scopedCustomCss } from '@parley/shared/customCss';
+import { HOOKS, KEYFRAMES, footer, headerTitle, suggestedQuestions } from '@parley/shared/look';
+import { faqQuestions } from '../api/faq';
 import { customize } from '../stores/customize';
 import { chatLook } from '../stores/look';
-import { cleanQuestions } from '../stores/model';
 import { createTestChat, STATUS_PHRASES } from '../stores/testChat';
 import { LeadModal } from './LeadModal';
-
-const KEYFRAMES = `
-@keyframes parley-fade { from { opacity: 0 } to { opacity: 1 } }
-@keyframes parley-slide-up { from { opacity: 0; transform: translateY(10px) } to { opacity: 1; transform: none } }
-@keyframes parley-slide-right { from { opacity: 0; transform: translateX(-12px) } to { opacity: 1; transform: none } }
-@keyframes parley-scale { from { opacity: 0; transform: scale(0.92) } to { opacity: 1; transform: none } }
-`;
 
 function Bubble({
   mine,
   error,
   children,
   look,
-  animation,
-  radius,
-  avatar,
-  name,
 }: {
   mine: boolean;
   error?: boolean;
   children: React.ReactNode;
   look: ReturnType<typeof chatLook>;
-  animation: string;
-  radius: number;
-  avatar?: string;
-  name: string;
 }) {
   return (
-    <Group justify={mine ? 'flex-end' : 'flex-start'} align="flex-end" gap={6} wrap="nowrap" style={{ animation: `parley-${animation} 0.25s ease-out` }}>
-      {!mine && (
-        <Avatar src={avatar || null} size={26} radius="xl" color="gray" alt={name}>
-          {name.charAt(0).toUpperCase()}
-        </Avatar>
-      )}
+    <Group justify={mine ? 'flex-end' : 'flex-start'} wrap="nowrap">
       <Box
         data-role={mine ? 'user' : 'bot'}
         data-error={error ? 'true' : undefined}
         role={error ? 'alert' : undefined}
+        className={`${HOOKS.bubble} ${mine ? HOOKS.user : HOOKS.bot}`}
         style={{
           maxWidth: '80%',
           padding: '8px 12px',
-          borderRadius: Math.max(radius, 4),
+          borderRadius: look.bubbleRadius,
+          animation: look.animation,
           background: error ? '#fee2e2' : mine ? look.primary : look.botBubble,
           color: error ? '#991b1b' : mine ? look.userText : look.botText,
           border: error ? '1px solid #fca5a5' : undefined,
@@ -63,7 +50,7 @@ function Bubble({
   );
 }
 
-export function TestChatPanel({ botId }: { botId: string }) {
+export function TestChatPanel({ botId, icon = null }: { botId: string; icon?: string | null }) {
   const s = useSnapshot(customize).settings;
   const [chat] = useState(createTestChat);
   const c = useSnapshot(chat.state);
@@ -71,6 +58,21 @@ export function TestChatPanel({ botId }: { botId: string }) {
   const [phrase, setPhrase] = useState(0);
   const viewport = useRef<HTMLDivElement>(null);
   const look = chatLook(s as typeof customize.settings);
+  const [faq, setFaq] = useState<string[]>([]);
+  const customCss = useMemo(() => scopedCustomCss(s.customCSS), [s.customCSS]);
+
+  useEffect(() => {
+    let live = true;
+    setFaq([]);
+    faqQuestions(botId)
+      .then((list) => live && setFaq(list))
+      .catch(() => {
+        // Without the list the preview shows no FAQ questions; nothing else depends on it.
+      });
+    return () => {
+      live = false;
+    };
+  }, [botId]);
 
   useEffect(() => {
     chat.actions.reset(botId);
@@ -90,7 +92,7 @@ export function TestChatPanel({ botId }: { botId: string }) {
   }, [c.messages.length, c.pending]);
 
   async function send(message: string) {
-    const sent = await chat.actions.send(message, { enableLeadCapture: s.enableLeadCapture });
+    const sent = await chat.actions.send(message, { enableLeadCapture: s.enableLeadCapture, typingDelay: s.typingDelay });
     return sent;
   }
 
@@ -109,13 +111,16 @@ export function TestChatPanel({ botId }: { botId: string }) {
   }
 
   const name = s.botName.trim() || 'Assistant';
-  const chips = s.enableQuickReplies ? cleanQuestions(s.customQuestions) : [];
+  const title = headerTitle(s.headerTitle, name);
+  const started = c.messages.some((m) => m.role === 'user');
+  const chips = started ? [] : suggestedQuestions({ ...s, faqQuestions: faq });
+  const foot = footer(s);
   const justify = s.chatPosition.endsWith('left') ? 'flex-start' : 'flex-end';
-  const scopedCss = s.customCSS.trim() ? `[data-testid="test-chat"] { ${s.customCSS} }` : '';
 
   return (
     <Stack gap="xs">
-      <style>{KEYFRAMES + scopedCss}</style>
+      <style>{KEYFRAMES}</style>
+      {customCss && <style data-parley-custom-css="">{customCss}</style>}
       <Group justify="space-between">
         <Text fw={600}>Test Chat</Text>
         <Group gap={4}>
@@ -127,9 +132,10 @@ export function TestChatPanel({ botId }: { botId: string }) {
           </ActionIcon>
         </Group>
       </Group>
-      <Box style={{ display: 'flex', justifyContent: justify }}>
+      <Box data-parley-chat="" style={{ display: 'flex', justifyContent: justify }}>
         <Paper
           data-testid="test-chat"
+          className={HOOKS.chat}
           data-palette={s.isCustomColorMode ? 'custom' : String(s.selectedPalette)}
           style={{
             width: look.size.width,
@@ -138,36 +144,38 @@ export function TestChatPanel({ botId }: { botId: string }) {
             display: 'flex',
             flexDirection: 'column',
             overflow: 'hidden',
-            borderRadius: s.borderRadius,
+            borderRadius: look.radius,
             boxShadow: look.shadow,
             background: look.background,
             color: look.text,
-            fontSize: s.selectedFontSize,
+            fontSize: look.fontSize,
             border: '1px solid rgba(0,0,0,0.08)',
           }}
         >
-          <Group data-testid="test-chat-header" gap="sm" p="sm" wrap="nowrap" style={{ background: look.primary, color: look.userText }}>
-            <Avatar src={s.botAvatar || null} radius="xl" color="white" alt={name}>
-              {name.charAt(0).toUpperCase()}
+          <Group
+            data-testid="test-chat-header"
+            className={HOOKS.header}
+            gap="sm"
+            p="sm"
+            wrap="nowrap"
+            style={{ background: look.primary, color: look.userText }}
+          >
+            <Avatar src={s.botAvatar.trim() || icon || null} radius="xl" color="white" alt={title}>
+              {title.charAt(0).toUpperCase()}
             </Avatar>
             <Box style={{ minWidth: 0, flex: 1 }}>
               <Text fw={600} truncate style={{ fontSize: 'inherit' }} data-testid="test-chat-name">
-                {name}
+                {title}
               </Text>
               <Text size="xs" opacity={0.9} data-testid="test-chat-status">
-                {c.pending && s.enableTypingIndicator ? 'Typing...' : 'Online'}
+                {s.headerSubtitle}
               </Text>
             </Box>
-            {s.headerTitle && (
-              <Text size="xs" opacity={0.85} ta="right" visibleFrom="xs" style={{ maxWidth: '40%' }} truncate>
-                {s.headerTitle}
-              </Text>
-            )}
           </Group>
 
           <ScrollArea style={{ flex: 1 }} viewportRef={viewport} p="sm">
-            <Stack gap="xs" data-testid="test-chat-messages" style={{ fontSize: s.selectedFontSize }}>
-              <Bubble mine={false} look={look} animation={s.animationStyle} radius={s.borderRadius} avatar={s.botAvatar} name={name}>
+            <Stack gap="xs" data-testid="test-chat-messages" className={HOOKS.messages} style={{ fontSize: look.fontSize }}>
+              <Bubble mine={false} look={look}>
                 {s.welcomeMessage}
               </Bubble>
               {c.messages.map((m) => (
@@ -176,10 +184,6 @@ export function TestChatPanel({ botId }: { botId: string }) {
                   mine={m.role === 'user'}
                   error={m.isError}
                   look={look}
-                  animation={s.animationStyle}
-                  radius={s.borderRadius}
-                  avatar={s.botAvatar}
-                  name={name}
                 >
                   {m.content}
                 </Bubble>
@@ -193,7 +197,7 @@ export function TestChatPanel({ botId }: { botId: string }) {
           </ScrollArea>
 
           {chips.length > 0 && (
-            <Group gap={6} px="sm" pb={6} data-testid="quick-questions">
+            <Group gap={6} px="sm" pb={6} data-testid="quick-questions" className={HOOKS.suggestions} aria-label="Suggested questions">
               {chips.map((q) => (
                 <UnstyledButton
                   key={q}
@@ -214,7 +218,7 @@ export function TestChatPanel({ botId }: { botId: string }) {
             </Group>
           )}
 
-          <Box p="sm" pt={4} style={{ borderTop: '1px solid rgba(0,0,0,0.08)', background: look.background }}>
+          <Box p="sm" pt={4} className={HOOKS.composer} style={{ borderTop: '1px solid rgba(0,0,0,0.08)', background: look.background }}>
             <Group gap={6} align="flex-end" wrap="nowrap">
               <Textarea
                 style={{ flex: 1 }}
@@ -247,10 +251,16 @@ export function TestChatPanel({ botId }: { botId: string }) {
                 {text.length}/{s.maxMessageLength || 500}
               </Text>
             </Group>
-            {s.showBranding && (
-              <Text size="10px" ta="center" opacity={0.6} mt={4} style={{ color: look.text }}>
-                Powered by Parley
-              </Text>
+            {(foot.company || foot.email || foot.branding) && (
+              <Group className={HOOKS.footer} justify="center" gap={10} mt={4} data-testid="test-chat-footer" style={{ fontSize: 10, color: look.text, opacity: 0.7 }}>
+                {foot.company && <span>{foot.company}</span>}
+                {foot.email && (
+                  <Anchor href={`mailto:${foot.email}`} inherit c="inherit">
+                    Email us
+                  </Anchor>
+                )}
+                {foot.branding && <span>Powered by Parley</span>}
+              </Group>
             )}
           </Box>
         </Paper>

@@ -36,14 +36,15 @@ describe('customize store', () => {
       primaryColour: '#111111',
       isCustomColorMode: true,
       typography: '18px',
-      userIcon: 'https://x.example/u.png',
+      businessHours: 'Mon-Fri 9-17',
+      autoOpenDelay: 30,
       customQuestions: ['A?', ' ', 'B?'],
       chatSize: 'nonsense',
     });
     expect(s.customPrimaryColor).toBe('#111111');
     expect(s.isCustomColorMode).toBe(true);
     expect(s.selectedFontSize).toBe('18px');
-    expect(s.userAvatar).toBe('https://x.example/u.png');
+    expect([s.businessHours, s.autoOpenDelay, s.popupMessage]).toEqual(['Mon-Fri 9-17', 30, DEFAULTS.popupMessage]);
     expect(s.customQuestions).toEqual(['A?', 'B?']);
     expect(s.chatSize).toBe('medium');
   });
@@ -61,7 +62,7 @@ describe('customize store', () => {
   });
 
   it('builds the save payload in the server’s field names', () => {
-    const s = { ...DEFAULTS, botName: ' Shop ', selectedPalette: 2, customQuestions: ['', 'Q1', ' '], userAvatar: 'u', selectedFontSize: '14px' };
+    const s = { ...DEFAULTS, botName: ' Shop ', selectedPalette: 2, customQuestions: ['', 'Q1', ' '], businessHours: ' 9-5 ', selectedFontSize: '14px' };
     const p = savePayload(s);
     expect(p).toMatchObject({
       name: 'Shop',
@@ -70,14 +71,17 @@ describe('customize store', () => {
       primaryColour: PALETTES[2]!.primary,
       backgroundColour: PALETTES[2]!.background,
       typography: '14px',
-      userIcon: 'u',
+      businessHours: '9-5',
+      autoOpenDelay: 0,
+      handoverMessage: DEFAULTS.handoverMessage,
+      responseTime: '< 2 minutes',
       customQuestions: ['Q1'],
       enableFAQ: true,
       customCSS: '',
       systemPrompt: 'You are a helpful assistant for customer support',
     });
     expect(p).not.toHaveProperty('botName');
-    expect(p).not.toHaveProperty('userAvatar');
+    expect(p).not.toHaveProperty('userIcon'); // no field in the editor: the stored one stays
     const custom = savePayload({ ...s, isCustomColorMode: true, customPrimaryColor: '#123456', botName: '  ' });
     expect(custom.primaryColour).toBe('#123456');
     expect(custom).not.toHaveProperty('name'); // a blank name keeps the stored one

@@ -28,6 +28,7 @@ export const THEMES = ['light', 'dark'] as const;
 export const SLIDERS = {
   borderRadius: { min: 0, max: 24, step: 2 },
   typingDelay: { min: 500, max: 3000, step: 100 },
+  autoOpenDelay: { min: 0, max: 600, step: 5 },
   messageHistoryLimit: { min: 10, max: 500, step: 10 },
   maxMessageLength: { min: 100, max: 2000, step: 50 },
 } as const;
@@ -48,7 +49,6 @@ export interface CustomizeSettings {
   borderRadius: number;
   shadowIntensity: string;
   botAvatar: string;
-  userAvatar: string;
   botName: string;
   welcomeMessage: string;
   placeholder: string;
@@ -71,6 +71,13 @@ export interface CustomizeSettings {
   headerSubtitle: string;
   supportEmail: string;
   customCSS: string;
+  /** widget.js: the bubble beside the launcher until the chat opens. */
+  popupMessage: string;
+  /** widget.js: seconds before the chat opens by itself; 0 = never. */
+  autoOpenDelay: number;
+  handoverMessage: string;
+  businessHours: string;
+  responseTime: string;
 }
 
 export const DEFAULTS: CustomizeSettings = {
@@ -87,7 +94,6 @@ export const DEFAULTS: CustomizeSettings = {
   borderRadius: 12,
   shadowIntensity: 'medium',
   botAvatar: '',
-  userAvatar: '',
   botName: '',
   welcomeMessage: 'Hello, how can I help you today?',
   placeholder: 'Type your message...',
@@ -110,6 +116,11 @@ export const DEFAULTS: CustomizeSettings = {
   headerSubtitle: "We're here to help",
   supportEmail: '',
   customCSS: '',
+  popupMessage: 'hey there! I am here to assist you. How can I help?',
+  autoOpenDelay: 0,
+  handoverMessage: 'Let me connect you with a human agent who can better assist you.',
+  businessHours: '',
+  responseTime: '< 2 minutes',
 };
 
 /** What Reset restores (spec 2 §9); the other settings stay as they are. */
@@ -162,7 +173,6 @@ export function settingsFromBot(bot: Partial<Bot> | null | undefined): Customize
     borderRadius: num(b.borderRadius, d.borderRadius),
     shadowIntensity: oneOf(b.shadowIntensity, SHADOWS, d.shadowIntensity),
     botAvatar: str(b.botAvatar, d.botAvatar),
-    userAvatar: str(b.userIcon, d.userAvatar),
     botName: str(b.name, d.botName),
     welcomeMessage: nonEmpty(b.welcomeMessage, d.welcomeMessage),
     placeholder: nonEmpty(b.placeholder, d.placeholder),
@@ -187,6 +197,11 @@ export function settingsFromBot(bot: Partial<Bot> | null | undefined): Customize
     headerSubtitle: str(b.headerSubtitle, d.headerSubtitle),
     supportEmail: str(b.supportEmail, d.supportEmail),
     customCSS: str(b.customCSS, d.customCSS),
+    popupMessage: str(b.popupMessage, d.popupMessage),
+    autoOpenDelay: num(b.autoOpenDelay, d.autoOpenDelay),
+    handoverMessage: nonEmpty(b.handoverMessage, d.handoverMessage),
+    businessHours: str(b.businessHours, d.businessHours),
+    responseTime: str(b.responseTime, d.responseTime),
   };
 }
 
@@ -216,7 +231,6 @@ export function savePayload(s: CustomizeSettings): Record<string, unknown> {
     borderRadius: s.borderRadius,
     shadowIntensity: s.shadowIntensity,
     botAvatar: s.botAvatar.trim(),
-    userIcon: s.userAvatar.trim(),
     welcomeMessage: s.welcomeMessage,
     placeholder: s.placeholder,
     customQuestions: cleanQuestions(s.customQuestions),
@@ -237,6 +251,11 @@ export function savePayload(s: CustomizeSettings): Record<string, unknown> {
     headerSubtitle: s.headerSubtitle,
     supportEmail: s.supportEmail.trim(),
     customCSS: s.customCSS,
+    popupMessage: s.popupMessage,
+    autoOpenDelay: s.autoOpenDelay,
+    handoverMessage: s.handoverMessage,
+    businessHours: s.businessHours.trim(),
+    responseTime: s.responseTime.trim(),
   };
   // The server refuses a blank name or prompt; leaving them out keeps the stored ones.
   if (s.botName.trim()) payload.name = s.botName.trim();

@@ -1,6 +1,7 @@
 // One test chat (per panel instance): the conversation with the real bot, the pending state,
 // and the lead-capture rule (spec 2 §4).
 import { proxy } from 'valtio';
+import { replyWait } from '@parley/shared/look';
 import { chatApi, type LeadData } from '../api/chat';
 
 export type ChatRole = 'bot' | 'user' | 'agent' | 'system';
@@ -73,12 +74,14 @@ export function createTestChat() {
     },
 
     /** Sends `text` to the real bot; false when it may not be sent (blank, or a reply pending). */
-    async send(text: string, opts: { enableLeadCapture: boolean }): Promise<boolean> {
+    /** `typingDelay`: the reply shows no sooner than this many ms after the send, as in the live chat. */
+    async send(text: string, opts: { enableLeadCapture: boolean; typingDelay?: number }): Promise<boolean> {
       const message = text.trim();
       if (!message || state.pending || !state.botId) return false;
       const gen = generation;
       push('user', message);
       state.pending = true;
+      const sentAt = Date.now();
       const leadData = state.leadToSend ?? undefined;
       try {
         const res = await chatApi.send({
@@ -88,6 +91,8 @@ export function createTestChat() {
           ...(state.visitorToken ? { visitorToken: state.visitorToken } : {}),
           ...(leadData ? { leadData } : {}),
         });
+        const wait = replyWait(sentAt, Date.now(), opts.typingDelay ?? 0);
+        if (wait > 0) await new Promise((done) => setTimeout(done, wait));
         if (gen !== generation) return true;
         state.sessionId = res.sessionId;
         state.visitorToken = res.visitorToken;
