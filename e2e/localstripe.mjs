@@ -19,6 +19,10 @@ export const CARD_DECLINED = "4000000000000341";
 export async function startLocalStripe() {
   const child = spawn("python3", [join(repo, "scripts", "localstripe-server.py"), "0"], { stdio: ["ignore", "pipe", "inherit"] });
   process.once("exit", () => child.kill());
+  // Neither the process nor its output pipe may keep the test file running once its tests end
+  // (`stop()` ends it; the exit handler covers a failed suite).
+  child.unref();
+  child.stdout.unref();
   const base = await new Promise((resolveBase, reject) => {
     let out = "";
     const timer = setTimeout(() => reject(new Error("localstripe did not start: pip install localstripe (scripts/test-env.sh does)")), 30000);
@@ -54,6 +58,10 @@ export async function startLocalStripe() {
 
   return {
     base,
+    /** Ends localstripe. */
+    stop() {
+      child.kill();
+    },
     /** The server's settings pointing here. */
     env: {
       PARLEY_STRIPE_SECRET_KEY: SECRET_KEY,

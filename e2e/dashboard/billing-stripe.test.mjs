@@ -34,6 +34,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   for (const s of servers) await s.stop();
+  stripe?.stop();
 });
 
 async function ownerPage(base, owner, botId) {
