@@ -10,6 +10,7 @@ use parley_store::models::Payment;
 use parley_store::time;
 use reqwest::StatusCode;
 use serde_json::json;
+use support::smtp::SmtpServer;
 use support::{message, TestApp};
 
 on_both_backends!(
@@ -178,7 +179,14 @@ async fn a_conversation_over_the_plan_is_refused_naming_the_limit(backend: parle
 }
 
 async fn the_owner_is_told_once_per_period_when_a_monthly_limit_is_reached(backend: parley_store::Backend) {
-    let app = TestApp::spawn(backend).await;
+    // The mail is read as delivered: the sender clears a sent mail's body from the outbox.
+    let smtp = SmtpServer::start().await;
+    let url = smtp.url();
+    let app = TestApp::spawn_with(backend, move |s| {
+        s.smtp.url = url;
+        s.smtp.tls = parley_config::SmtpTls::None;
+    })
+    .await;
     let (token, user_id) = app.signup("limits@x.co").await;
     let bot = app.create_bot(&token, "Popular").await;
     let store = &app.state.store;
@@ -202,8 +210,11 @@ async fn the_owner_is_told_once_per_period_when_a_monthly_limit_is_reached(backe
     let sent = mails(store).await;
     assert_eq!(sent.len(), 1);
     assert_eq!(sent[0].to_address, "limits@x.co");
-    assert!(sent[0].text_body.contains("all 100 conversations of the Free plan"), "{}", sent[0].text_body);
-    assert!(sent[0].text_body.contains("/billing"), "{}", sent[0].text_body);
+    // The first mail to the owner is the sign-up's verification; the second is the notice.
+    let notice = smtp.wait_for("limits@x.co", 2).await;
+    assert_eq!(notice.subject(), subject);
+    assert!(notice.text().contains("all 100 conversations of the Free plan"), "{}", notice.text());
+    assert!(notice.text().contains("/billing"), "{}", notice.text());
     let (_, activity) = app.get("/api/dashboard/stats", Some(&token)).await;
     assert!(activity.to_string().contains("all 100 conversations"), "{activity}");
 
