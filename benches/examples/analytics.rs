@@ -13,7 +13,7 @@
 
 use std::time::{Duration, Instant};
 
-use parley_http::chart_range::{self, ChartPeriod, UtcOffset};
+use parley_http::chart_range::{self, ChartPeriod, ViewerZone};
 use parley_store::bots::{NewBot, WidgetConfig};
 use parley_store::testing::TestDb;
 use parley_store::users::NewUser;
@@ -56,7 +56,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     store.seed_analytics(&bot.id, messages, 90, now).await?;
     println!("{backend:?}: seeded {messages} messages over 90 days in {:.1} s", seeding.elapsed().as_secs_f64());
 
-    let tz = UtcOffset::parse(Some("+02:00"))?;
+    let tz = ViewerZone::parse(Some("Europe/Paris"))?;
     println!("| period | buckets | messages counted | median | p95 | max |");
     println!("|---|---|---|---|---|---|");
     for period in [ChartPeriod::Day, ChartPeriod::Week, ChartPeriod::Month, ChartPeriod::Quarter] {

@@ -143,8 +143,10 @@ for (const width of [390, 1280]) {
       }
       assert.equal(await page.locator("figure").count(), 3, "three testimonials");
       // Pricing from GET /api/billing/plans.
-      const plans = (await (await fetch(`${base}/api/billing/plans`)).json()).plans;
+      const { plans, salesEmail } = await (await fetch(`${base}/api/billing/plans`)).json();
       for (const plan of plans) await page.getByTestId(`plan-${plan.id}`).waitFor();
+      const sales = page.getByTestId("plan-enterprise").getByRole("link", { name: "Contact Sales" });
+      assert.match(await sales.getAttribute("href"), new RegExp(`^mailto:${salesEmail}\\?subject=`), "Contact Sales writes to the configured address");
       await page.getByRole("link", { name: "Terms" }).waitFor();
       if (label === "live") {
         await page.getByRole("button", { name: "Open chat" }).waitFor();

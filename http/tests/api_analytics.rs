@@ -6,6 +6,7 @@
 mod support;
 
 use chrono::{Duration, NaiveDateTime, NaiveTime};
+use parley_http::chart_range::{self, ChartPeriod, ViewerZone};
 use parley_store::chat::{CustomerInfo, NewMessage, Role};
 use parley_store::time;
 use reqwest::StatusCode;
@@ -17,6 +18,7 @@ on_both_backends!(
     empty_periods_are_zeros_and_hours_follow_the_offset,
     response_times_satisfaction_and_unanswered_questions,
     only_the_team_reads_and_bad_input_is_refused,
+    a_day_with_a_clock_change_is_one_bucket_in_a_named_zone,
 );
 
 /// Starts a conversation (with a visitor's details when `lead` is given); returns its id.
@@ -217,8 +219,49 @@ async fn only_the_team_reads_and_bad_input_is_refused(backend: parley_store::Bac
     assert_eq!(app.get(&path, None).await.0, StatusCode::UNAUTHORIZED);
     let (status, body) = app.get(&format!("{path}?period=1y"), Some(&owner)).await;
     assert_eq!((status, message(&body)), (StatusCode::UNPROCESSABLE_ENTITY, "Period must be 24h, 7d, 30d or 90d"));
-    for tz in ["Europe/Paris", "%2B02:10", "%2B15:00"] {
+    for tz in ["Mars/Olympus_Mons", "Paris", "%2B02:10", "%2B15:00"] {
         let (status, body) = app.get(&format!("{path}?tz={tz}"), Some(&owner)).await;
-        assert_eq!((status, message(&body)), (StatusCode::UNPROCESSABLE_ENTITY, "Time zone must be a UTC offset such as +02:00"), "{tz}");
+        assert_eq!(
+            (status, message(&body)),
+            (StatusCode::UNPROCESSABLE_ENTITY, "Time zone must be a zone such as Europe/Paris or a UTC offset such as +02:00"),
+            "{tz}"
+        );
     }
+    let named = analytics(&app, &owner, &bot, "period=7d&tz=America/New_York").await;
+    assert_eq!(named["tz"], "America/New_York");
+}
+
+/// Paris leaves summer time on Sunday 2026-10-25 at 03:00 local (01:00 UTC): that day lasts 25
+/// hours, and an event at 23:30 on it is still that day, which a fixed +02:00 would put on
+/// the next. The week is read as of Tuesday 2026-10-27, through the store's query.
+async fn a_day_with_a_clock_change_is_one_bucket_in_a_named_zone(backend: parley_store::Backend) {
+    let app = TestApp::spawn_with(backend, |s| s.billing.default_plan = "enterprise".into()).await;
+    let (owner, _) = app.signup("owner@x.co").await;
+    let bot = app.create_bot(&owner, "Paris").await;
+    let utc = |s: &str| NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S").unwrap();
+    for at in [
+        "2026-10-24 22:30:00", // Sunday 00:30, summer time
+        "2026-10-25 22:30:00", // Sunday 23:30, winter time
+        "2026-10-25 23:00:00", // Monday 00:00
+    ] {
+        let sid = converse(&app, &bot, "Bonjour", None).await;
+        place(&app, &owner, &bot, &sid, utc(at)).await;
+    }
+    let zone = ViewerZone::parse(Some("Europe/Paris")).unwrap();
+    let buckets = chart_range::buckets(ChartPeriod::Week, zone, utc("2026-10-27 12:00:00"));
+    assert_eq!((buckets.from, buckets.to), (utc("2026-10-20 22:00:00"), utc("2026-10-27 23:00:00")), "a week and an hour");
+    let starts: Vec<String> = (0..7).map(|i| chart_range::bucket_start(&buckets, zone, i)).collect();
+    assert_eq!(starts[4], "2026-10-25T00:00:00+02:00");
+    assert_eq!(starts[5], "2026-10-26T00:00:00+01:00");
+    let figures = app.state.store.analytics(&bot, &buckets).await.unwrap();
+    let conversations: Vec<i64> = figures.buckets.iter().map(|f| f.conversations).collect();
+    assert_eq!(conversations, [0, 0, 0, 0, 2, 1, 0]);
+    assert_eq!(figures.total.visitor_messages, 3);
+
+    // With the offset of now (+01:00) throughout, as the dashboard sent before, Sunday 00:30 of
+    // summer time would have been counted on Saturday.
+    let fixed = ViewerZone::parse(Some("+01:00")).unwrap();
+    let fixed_buckets = chart_range::buckets(ChartPeriod::Week, fixed, utc("2026-10-27 12:00:00"));
+    let by_fixed: Vec<i64> = app.state.store.analytics(&bot, &fixed_buckets).await.unwrap().buckets.iter().map(|f| f.conversations).collect();
+    assert_eq!(by_fixed, [0, 0, 0, 1, 1, 1, 0]);
 }

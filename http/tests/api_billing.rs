@@ -39,6 +39,7 @@ async fn plans_are_public_and_priced_from_the_table(backend: parley_store::Backe
     assert_eq!((enterprise["custom"].as_bool(), enterprise["conversationsLimit"].as_i64()), (Some(true), Some(999)));
     assert_eq!(body["yearlyDiscountPercent"], 20, "27,840 a year against 12 × 2,900");
     assert_eq!((body["currency"].as_str(), body["unlimited"].as_i64()), (Some("usd"), Some(999)));
+    assert_eq!(body["salesEmail"], "parley@localhost", "Contact Sales writes to the From address when none is set");
 }
 
 async fn a_new_account_is_free_and_its_usage_counts(backend: parley_store::Backend) {

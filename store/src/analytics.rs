@@ -2,8 +2,9 @@
 //! messages by author, handoffs, resolutions, agents' first-response percentiles, satisfaction,
 //! refused answers and leads, each computed in SQL and grouped by the database.
 //!
-//! Buckets are `[from + i × width, from + (i + 1) × width)`; the caller aligns `from` to local
-//! hours or midnights, so the SQL only subtracts and divides whole seconds. Counts are read
+//! Buckets are `[from + i × width, from + (i + 1) × width)` in the viewer's local time; the
+//! caller aligns `from` to local hours or midnights and names the clock changes in between, so
+//! the SQL only adds, subtracts and divides whole seconds. Counts are read
 //! from `message_counts` and `event_counts` (15-minute slots kept by triggers, see the
 //! migration `2026-11-25-200000_analytics`): a bucket boundary is always a slot boundary, and
 //! 90 days cost at most 8,640 slots whatever the traffic. The first-response percentiles need
@@ -20,18 +21,55 @@ use crate::{Backend, Store, StoreResult};
 /// Seconds in one slot of `message_counts`.
 pub const SLOT_SECS: i64 = 900;
 
-/// Where the buckets lie: `buckets` of `width_secs` each from `from` (UTC). `from` must be a
-/// whole number of slots since 1970 and `width_secs` a whole number of slots.
+/// The most clock changes one period may hold (a 90-day period holds two at most in any zone
+/// in use today; more are ignored, which leaves days after them an hour off).
+pub const MAX_SHIFTS: usize = 4;
+
+/// Where the buckets lie: `count` buckets of `width_secs` of the viewer's local time, the first
+/// starting at `from` (UTC), the last ending at `to` (UTC). `from` must be a whole number of
+/// slots since 1970 and `width_secs` a whole number of slots.
+///
+/// Local time runs with UTC except at the viewer's clock changes (`shifts`): from each change
+/// on, local time is `by_secs` further from UTC than before. A day with a change is 23 or 25
+/// hours long and still one bucket.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Buckets {
     pub from: NaiveDateTime,
+    pub to: NaiveDateTime,
     pub width_secs: i64,
     pub count: usize,
+    shifts: [Shift; MAX_SHIFTS],
 }
 
+/// A clock change: from `at` (seconds since 1970) on, local time moves by `by_secs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Shift {
+    at: i64,
+    by_secs: i64,
+}
+
+/// A place holder that never applies.
+const NO_SHIFT: Shift = Shift { at: i64::MAX, by_secs: 0 };
+
 impl Buckets {
+    /// Buckets of equal length in real time (no clock change, or hours labelled as they fall).
+    pub fn uniform(from: NaiveDateTime, width_secs: i64, count: usize) -> Buckets {
+        let to = from + chrono::Duration::seconds(width_secs * count as i64);
+        Buckets { from, to, width_secs, count, shifts: [NO_SHIFT; MAX_SHIFTS] }
+    }
+
+    /// Buckets of local time from `from` to `to`, with the clock changes between them as
+    /// (when, by how many seconds local time moved).
+    pub fn local(from: NaiveDateTime, to: NaiveDateTime, width_secs: i64, count: usize, changes: &[(NaiveDateTime, i64)]) -> Buckets {
+        let mut shifts = [NO_SHIFT; MAX_SHIFTS];
+        for (shift, (at, by_secs)) in shifts.iter_mut().zip(changes) {
+            *shift = Shift { at: at.and_utc().timestamp(), by_secs: *by_secs };
+        }
+        Buckets { from, to, width_secs, count, shifts }
+    }
+
     pub fn to(&self) -> NaiveDateTime {
-        self.from + chrono::Duration::seconds(self.width_secs * self.count as i64)
+        self.to
     }
 
     fn start_epoch(&self) -> i64 {
@@ -125,6 +163,15 @@ impl Dialect {
         }
     }
 
+    /// The bucket of an instant given in seconds since 1970 (`epoch`): its local time since
+    /// the first bucket's start ($3), counting the clock changes before it ($6–$13 as
+    /// (when, by) pairs), divided by the bucket width ($4).
+    fn bucket_of(&self, epoch: &str) -> String {
+        let shifts: Vec<String> =
+            (0..MAX_SHIFTS).map(|i| format!("CASE WHEN {epoch} >= ${} THEN ${} ELSE 0 END", 6 + 2 * i, 7 + 2 * i)).collect();
+        format!("({epoch} + {} - $3) / $4", shifts.join(" + "))
+    }
+
     /// Seconds (with fractions) from `a` to `b`.
     fn seconds_between(&self, a: &str, b: &str) -> String {
         match self.0 {
@@ -143,13 +190,14 @@ impl Dialect {
     /// Counts per bucket from the slots: messages by author (`user`, `bot`, `agent`) and
     /// events (`conversation`, `handoff`, `resolved`, `rating` with its sum in `total`,
     /// `refused`, `lead`). $1 bot, $2 first slot, $3 from in seconds, $4 bucket width, $5 slot
-    /// past the last.
+    /// past the last, $6–$13 the clock changes.
     fn counts(&self) -> String {
+        let bucket = self.bucket_of(&format!("slot * {SLOT_SECS}"));
         self.finish(format!(
-            "SELECT (slot * {SLOT_SECS} - $3) / $4 AS b, role AS kind, CAST(SUM(count) AS BIGINT) AS n, CAST(0 AS BIGINT) AS total \
+            "SELECT {bucket} AS b, role AS kind, CAST(SUM(count) AS BIGINT) AS n, CAST(0 AS BIGINT) AS total \
              FROM message_counts WHERE bot_id = $1 AND slot >= $2 AND slot < $5 GROUP BY 1, 2 \
              UNION ALL \
-             SELECT (slot * {SLOT_SECS} - $3) / $4 AS b, kind, CAST(SUM(count) AS BIGINT) AS n, CAST(SUM(total) AS BIGINT) AS total \
+             SELECT {bucket} AS b, kind, CAST(SUM(count) AS BIGINT) AS n, CAST(SUM(total) AS BIGINT) AS total \
              FROM event_counts WHERE bot_id = $1 AND slot >= $2 AND slot < $5 GROUP BY 1, 2"
         ))
     }
@@ -157,9 +205,9 @@ impl Dialect {
     /// First-response percentiles per bucket of the request, and over the whole period
     /// (bucket -1), by nearest rank, from `agent_responses` (each handoff's request and first
     /// agent message after it, kept by triggers): the ⌈p·n⌉-th smallest wait. $1 bot, $2 from, $3 from in
-    /// seconds, $4 bucket width, $5 to.
+    /// seconds, $4 bucket width, $5 to, $6–$13 the clock changes.
     fn response_times(&self) -> String {
-        let asked_bucket = format!("({} - $3) / $4", self.epoch("asked_at"));
+        let asked_bucket = self.bucket_of(&self.epoch("asked_at"));
         let wait = self.seconds_between("asked_at", "answered_at");
         self.finish(format!(
             "WITH waits AS ( \
@@ -215,6 +263,14 @@ impl Store {
             .bind::<BigInt, _>(from_epoch)
             .bind::<BigInt, _>(width)
             .bind::<BigInt, _>(end_slot)
+            .bind::<BigInt, _>(buckets.shifts[0].at)
+            .bind::<BigInt, _>(buckets.shifts[0].by_secs)
+            .bind::<BigInt, _>(buckets.shifts[1].at)
+            .bind::<BigInt, _>(buckets.shifts[1].by_secs)
+            .bind::<BigInt, _>(buckets.shifts[2].at)
+            .bind::<BigInt, _>(buckets.shifts[2].by_secs)
+            .bind::<BigInt, _>(buckets.shifts[3].at)
+            .bind::<BigInt, _>(buckets.shifts[3].by_secs)
             .load(conn)
             .await)?;
         let responses_sql = dialect.response_times();
@@ -224,6 +280,14 @@ impl Store {
             .bind::<BigInt, _>(from_epoch)
             .bind::<BigInt, _>(width)
             .bind::<Timestamp, _>(to)
+            .bind::<BigInt, _>(buckets.shifts[0].at)
+            .bind::<BigInt, _>(buckets.shifts[0].by_secs)
+            .bind::<BigInt, _>(buckets.shifts[1].at)
+            .bind::<BigInt, _>(buckets.shifts[1].by_secs)
+            .bind::<BigInt, _>(buckets.shifts[2].at)
+            .bind::<BigInt, _>(buckets.shifts[2].by_secs)
+            .bind::<BigInt, _>(buckets.shifts[3].at)
+            .bind::<BigInt, _>(buckets.shifts[3].by_secs)
             .load(conn)
             .await)?;
 

@@ -223,7 +223,7 @@ pub struct UnansweredQuestion {
 pub struct BotAnalytics {
     pub botId: String,
     pub period: String,
-    /// The offset the buckets are aligned to, `+02:00`.
+    /// The time zone the buckets are aligned to: its IANA name, `Europe/Paris`, or an offset, `+02:00`.
     pub tz: String,
     /// `hour` (24h) or `day`.
     pub bucket: String,

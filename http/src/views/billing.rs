@@ -42,6 +42,8 @@ pub struct PlansReply {
     pub yearly_discount_percent: i32,
     /// The value a limit takes when it is unlimited.
     pub unlimited: i32,
+    /// Where Contact Sales writes (`billing.sales_email`, else the From address of mail).
+    pub sales_email: String,
 }
 
 pub fn plan(p: &Plan) -> PlanView {
@@ -61,12 +63,13 @@ pub fn plan(p: &Plan) -> PlanView {
     }
 }
 
-pub fn plans(plans: &[Plan]) -> PlansReply {
+pub fn plans(plans: &[Plan], sales_email: String) -> PlansReply {
     PlansReply {
         plans: plans.iter().map(plan).collect(),
         currency: "usd".into(),
         yearly_discount_percent: yearly_discount_percent(plans),
         unlimited: UNLIMITED,
+        sales_email,
     }
 }
 

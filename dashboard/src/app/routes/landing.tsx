@@ -35,7 +35,7 @@ export function LandingRoute() {
         <MobileApp />
         <HowItWorks />
         <Testimonials />
-        <Pricing onContactSales={watch} />
+        <Pricing />
       </main>
       <LandingFooter />
       {demoBot && <DemoOverlay botId={demoBot} opened={overlay} onClose={() => setOverlay(false)} />}

@@ -26,10 +26,7 @@ pub async fn subscription(state: web::Data<AppState>, AuthUser(user): AuthUser) 
     let (recent, _) = state.store.payments_page(&user.id, 0, HISTORY_PREVIEW).await?;
     let stripe = &state.settings.stripe;
     let configured = stripe.is_configured();
-    let sales_email = match state.settings.billing.sales_email.trim() {
-        "" => address_of(&state.settings.smtp.from),
-        set => set.to_string(),
-    };
+    let sales_email = sales_email(&state.settings);
     Ok(HttpResponse::Ok().json(view::SubscriptionReply {
         subscription: view::subscription(&allowance, time::now()),
         payment_history: recent.iter().map(view::payment).collect(),
@@ -40,6 +37,15 @@ pub async fn subscription(state: web::Data<AppState>, AuthUser(user): AuthUser) 
             sales_email,
         },
     }))
+}
+
+/// Where Enterprise's Contact Sales writes: `billing.sales_email`, else the address mail is
+/// sent from.
+pub(super) fn sales_email(settings: &parley_config::Settings) -> String {
+    match settings.billing.sales_email.trim() {
+        "" => address_of(&settings.smtp.from),
+        set => set.to_string(),
+    }
 }
 
 /// `Parley <parley@localhost>` → `parley@localhost`.

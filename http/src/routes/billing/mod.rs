@@ -46,5 +46,5 @@ pub struct Api;
 ))]
 async fn plans(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
     let plans = state.store.plans().await?;
-    Ok(HttpResponse::Ok().json(views::billing::plans(&plans)))
+    Ok(HttpResponse::Ok().json(views::billing::plans(&plans, account::sales_email(&state.settings))))
 }

@@ -1,4 +1,4 @@
-//! `GET /api/bots/{id}/analytics?period=24h|7d|30d|90d&tz=+02:00`: the bot's figures per local
+//! `GET /api/bots/{id}/analytics?period=24h|7d|30d|90d&tz=Europe/Paris`: the bot's figures per local
 //! hour (24h) or day, computed by the database (`parley_store::analytics`), and the questions
 //! it most often could not answer. Any member of the bot's team may read them.
 
@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::auth::{BotAccess, ViewBot};
-use crate::chart_range::{self, ChartPeriod, UtcOffset};
+use crate::chart_range::{self, ChartPeriod, ViewerZone};
 use crate::error::ApiResult;
 use crate::state::AppState;
 
@@ -24,7 +24,7 @@ const TOP_UNANSWERED: i64 = 10;
 pub struct AnalyticsQuery {
     /// `24h`, `7d` (default), `30d` or `90d`.
     period: Option<String>,
-    /// The viewer's UTC offset, `+02:00` (default UTC).
+    /// The viewer's time zone, `Europe/Paris`, or a UTC offset, `+02:00` (default UTC).
     tz: Option<String>,
 }
 
@@ -50,7 +50,7 @@ fn figures(f: &Figures) -> Value {
     responses((status = 200, description = "The bot's figures over time", body = replies::BotAnalytics), ApiErrors))]
 pub async fn analytics(state: web::Data<AppState>, access: BotAccess<ViewBot>, q: web::Query<AnalyticsQuery>) -> ApiResult<HttpResponse> {
     let period = ChartPeriod::parse(q.period.as_deref())?;
-    let tz = UtcOffset::parse(q.tz.as_deref())?;
+    let tz = ViewerZone::parse(q.tz.as_deref())?;
     let buckets = chart_range::buckets(period, tz, time::now());
     let data = state.store.analytics(&access.bot.id, &buckets).await?;
     let unanswered = state.store.top_unanswered(&access.bot.id, buckets.from, buckets.to(), TOP_UNANSWERED).await?;

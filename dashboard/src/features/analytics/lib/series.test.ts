@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BotAnalytics, Bucket, Figures } from '../api/analytics';
-import { bucketLabel, csatSeries, formatDuration, hasData, rateSeries, responseSeries, sparkline, utcOffset, volumeSeries } from './series';
+import { bucketLabel, csatSeries, formatDuration, hasData, rateSeries, responseSeries, sparkline, utcOffset, viewerZone, volumeSeries } from './series';
 
 const zero = (): Figures => ({
   conversations: 0,
@@ -41,6 +41,14 @@ describe('analytics chart mapping', () => {
     expect(utcOffset(at(300))).toBe('-05:00');
     expect(utcOffset(at(-330))).toBe('+05:30');
     expect(utcOffset(at(0))).toBe('+00:00');
+  });
+
+  it('sends the browser zone by name, and its offset where it names none', () => {
+    const at = (offsetMinutes: number) => ({ getTimezoneOffset: () => offsetMinutes }) as Date;
+    expect(viewerZone(at(-60), () => 'Europe/Paris')).toBe('Europe/Paris');
+    expect(viewerZone(at(300), () => 'America/Argentina/Buenos_Aires')).toBe('America/Argentina/Buenos_Aires');
+    expect(viewerZone(at(300), () => undefined)).toBe('-05:00');
+    expect(viewerZone(at(-330), () => 'not a zone!')).toBe('+05:30');
   });
 
   it('maps volumes per bucket by author', () => {

@@ -6,6 +6,23 @@ import type { BotAnalytics, Bucket } from '../api/analytics';
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 /**
+ * The browser's time zone for the analytics call: its IANA name (`Europe/Paris`), so days
+ * follow the clock changes, or, where the browser names none, its UTC offset now.
+ */
+export function viewerZone(date: Date = new Date(), named: () => string | undefined = browserZoneName): string {
+  const name = named();
+  return name && /^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/.test(name) ? name : utcOffset(date);
+}
+
+function browserZoneName(): string | undefined {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The browser's UTC offset now, as the server takes it (`+02:00`, `-05:30`), rounded to the
  * quarter hour every real offset is a multiple of.
  */

@@ -6,7 +6,7 @@ import { errorMessage } from '@/lib/api';
 import { onSignOut } from '@/lib/sign-out';
 import type { Period } from '@/features/overview/api/overview';
 import { analyticsApi, type BotAnalytics } from '../api/analytics';
-import { sparkline, utcOffset } from '../lib/series';
+import { sparkline, viewerZone } from '../lib/series';
 
 export interface AnalyticsState {
   botId: string | null;
@@ -33,7 +33,7 @@ export async function loadAnalytics(botId: string | null, period: Period): Promi
   analytics.loading = true;
   analytics.error = null;
   try {
-    const data = await analyticsApi.bot(botId, period, utcOffset());
+    const data = await analyticsApi.bot(botId, period, viewerZone());
     // A slower answer for a bot or period since left must not overwrite the chosen one.
     if (ticket === latest) analytics.data = data;
   } catch (err) {
@@ -47,7 +47,7 @@ export async function loadAnalytics(botId: string | null, period: Period): Promi
 }
 
 export async function loadSparklines(botIds: readonly string[]): Promise<void> {
-  const tz = utcOffset();
+  const tz = viewerZone();
   await Promise.all(
     botIds.map(async (id) => {
       try {

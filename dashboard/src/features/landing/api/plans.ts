@@ -23,6 +23,8 @@ export interface Plans {
   yearlyDiscountPercent: number;
   /** The value a limit takes when it is unlimited (999). */
   unlimited: number;
+  /** Where Contact Sales writes. */
+  salesEmail: string;
 }
 
 export const plansApi = {

@@ -1,6 +1,6 @@
 // Pricing (#pricing) from GET /api/billing/plans: the plans table is the one source of prices,
 // limits and features (which name the conversation and assistant limits; the credits are added). Monthly/Yearly with the server's discount; Enterprise is "Custom" with
-// Contact Sales; limits of 999 or more read "Unlimited".
+// Contact Sales; a limit of exactly 999 reads "Unlimited".
 import { useEffect, useState } from 'react';
 import { Alert, Badge, Button, Card, Container, Group, List, SegmentedControl, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
 import { IconCheck } from '@tabler/icons-react';
@@ -9,9 +9,8 @@ import { errorMessage } from '@/lib/api';
 import { plansApi, type Plans } from '../api/plans';
 import { limitText, priceText, type Billing } from '../lib/pricing';
 
-/** `onContactSales` opens the live chat with Parley's team (the demo bot hands off to a person);
- * without it the button starts a mail. */
-export function Pricing({ onContactSales }: { onContactSales: (() => void) | null }) {
+/** Enterprise's Contact Sales starts a mail to the server's configured sales address. */
+export function Pricing() {
   const [plans, setPlans] = useState<Plans | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [billing, setBilling] = useState<Billing>('monthly');
@@ -80,15 +79,15 @@ export function Pricing({ onContactSales }: { onContactSales: (() => void) | nul
                     <List.Item>{limitText(plan.creditsLimit, 'AI credit', 'AI credits', plans.unlimited)} a month</List.Item>
                   </List>
                   {plan.custom ? (
-                    onContactSales ? (
-                      <Button variant="default" fullWidth mt="xl" onClick={onContactSales}>
-                        Contact Sales
-                      </Button>
-                    ) : (
-                      <Button component="a" href="mailto:?subject=Parley%20Enterprise" variant="default" fullWidth mt="xl">
-                        Contact Sales
-                      </Button>
-                    )
+                    <Button
+                      component="a"
+                      href={`mailto:${plans.salesEmail}?subject=${encodeURIComponent(`Parley ${plan.name}`)}`}
+                      variant="default"
+                      fullWidth
+                      mt="xl"
+                    >
+                      Contact Sales
+                    </Button>
                   ) : (
                     <Button component={Link} to="/signup" variant={plan.popular ? 'filled' : 'light'} fullWidth mt="xl">
                       Get started

@@ -27,10 +27,10 @@ describe('pricing cards', () => {
     expect(priceText(plan({ custom: true, priceMonthlyCents: null, priceYearlyCents: null }), 'monthly', 'usd')).toBe('Custom');
   });
 
-  it('reads limits of 999 or more as unlimited', () => {
+  it('reads exactly 999 as unlimited, as the server enforces it', () => {
     expect(limitText(100, 'AI credit', 'AI credits')).toBe('100 AI credits');
-    // As the server enforces it (billing::UNLIMITED): Pro's 5,000 is past the mark.
-    expect(limitText(5000, 'AI credit', 'AI credits')).toBe('Unlimited AI credits');
+    // store/src/billing.rs: only 999 itself is unlimited; Pro's 5,000 is a real limit.
+    expect(limitText(5000, 'AI credit', 'AI credits')).toBe('5,000 AI credits');
     expect(limitText(1, 'AI credit', 'AI credits')).toBe('1 AI credit');
     expect(limitText(999, 'AI credit', 'AI credits', 999)).toBe('Unlimited AI credits');
   });

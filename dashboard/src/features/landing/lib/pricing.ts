@@ -1,12 +1,12 @@
 // How a plan of GET /api/billing/plans reads on the pricing cards: prices from cents in the
-// plan's currency, limits of 999 or more as "Unlimited" (spec 2 §3).
+// plan's currency, a limit of exactly 999 as "Unlimited" (spec 2 §3: Pro's 5,000 is a limit).
 import type { Plan } from '../api/plans';
 
 export type Billing = 'monthly' | 'yearly';
 
-/** `5,000 AI credits`; `Unlimited AI credits` from `unlimited` (the server's 999) up. */
+/** `5,000 AI credits`; `Unlimited AI credits` for exactly `unlimited` (the server's 999). */
 export function limitText(n: number, one: string, many: string, unlimited = 999): string {
-  if (n >= unlimited) return `Unlimited ${many}`;
+  if (n === unlimited) return `Unlimited ${many}`;
   return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 }
 
