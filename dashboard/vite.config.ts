@@ -49,5 +49,9 @@ export default defineConfig({
     setupFiles: ['./vitest.setup.ts'],
     css: false,
     unstubGlobals: true,
+    // A test's time limit only catches a hang. Screens driven through userEvent, some waiting
+    // on real timers (the invite dialog closes after 1.5 s), took past the 5 s default on the
+    // 2-core CI machine while it compiled beside them.
+    testTimeout: 20_000,
   },
 });

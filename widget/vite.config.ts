@@ -27,6 +27,10 @@ export default defineConfig({
     globals: true,
     setupFiles: ['./vitest.setup.ts'],
     unstubGlobals: true,
+    // A test's time limit only catches a hang. Screens driven through userEvent, some waiting
+    // on real timers (the invite dialog closes after 1.5 s), took past the 5 s default on the
+    // 2-core CI machine while it compiled beside them.
+    testTimeout: 20_000,
     // Testing Library's React renderer imports react and react-dom. Its ES module build, run
     // through Vite (inline), gets the same preact/compat aliases, so the tests render with what
     // ships; its default CommonJS build would require() the real React from node_modules.
