@@ -96,11 +96,11 @@ export function linkIn(mail, prefix) {
   return new URL(text.slice(at).split(/\s/)[0]);
 }
 
-/** Starts Parley; `dataDir` reuses a directory (a restart). */
-export async function startParley({ dataDir, env = {} } = {}) {
+/** Starts Parley; `dataDir` reuses a directory (a restart); `bin` runs another binary than binary(). */
+export async function startParley({ dataDir, env = {}, bin = binary() } = {}) {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "parley-e2e-"));
   const mail = await mailServer();
-  const child = spawn(binary(), ["serve"], {
+  const child = spawn(bin, ["serve"], {
     cwd: repo,
     env: {
       ...process.env,

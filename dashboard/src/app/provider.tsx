@@ -1,11 +1,10 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { MantineProvider } from '@mantine/core';
-import { Notifications } from '@mantine/notifications';
 import { PageLoader } from '@/components/PageLoader';
 import { theme } from './theme';
 import { boot } from './boot';
+import { Toasts } from './Toasts';
 
-// Toasts: top-right, at most 20 at once (spec §9); durations are set per kind in lib/notify.
 export function AppProvider({ children }: { children: ReactNode }) {
   const [ready, setReady] = useState(false);
   useEffect(() => {
@@ -14,7 +13,7 @@ export function AppProvider({ children }: { children: ReactNode }) {
 
   return (
     <MantineProvider theme={theme}>
-      <Notifications position="top-right" limit={20} />
+      <Toasts />
       {ready ? children : <PageLoader />}
     </MantineProvider>
   );

@@ -1,16 +1,34 @@
-import { Suspense, useEffect } from 'react';
-import { Box, Burger, Drawer, Group, Text } from '@mantine/core';
+import { lazy, Suspense, useEffect } from 'react';
+import { Box, Burger, Group, Text } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { Outlet } from 'react-router';
-import { VerifyEmailBanner } from '@/features/auth/components/VerifyEmailBanner';
-import { UsageBanner } from '@/features/billing/components/UsageBanner';
+import { useSnapshot } from 'valtio';
+import { session } from '@/features/auth/stores/session';
+import { planNearLimits } from '@/features/billing/stores/format';
 import { loadBots } from '@/features/bots/stores/bots';
+import { LazyDrawer } from '@/components/LazyOverlays';
 import { PageLoader } from '@/components/PageLoader';
 import { Sidebar } from './Sidebar';
 
 /** The sidebar turns into a slide-in drawer below this width (spec §9). */
 export const SIDEBAR_BREAKPOINT_PX = 1024;
 const SIDEBAR_WIDTH = 280;
+
+// The banners draw only for an unverified address or a plan near its limits: they are fetched then.
+const VerifyEmailBanner = lazy(() =>
+  import('@/features/auth/components/VerifyEmailBanner').then((m) => ({ default: m.VerifyEmailBanner })),
+);
+const UsageBanner = lazy(() => import('@/features/billing/components/UsageBanner').then((m) => ({ default: m.UsageBanner })));
+
+function Banners() {
+  const { user, platform } = useSnapshot(session);
+  return (
+    <Suspense fallback={null}>
+      {user?.emailVerified === false && <VerifyEmailBanner />}
+      {platform[0] && planNearLimits(platform[0]).length > 0 && <UsageBanner />}
+    </Suspense>
+  );
+}
 
 /** The screen's chunk may still be on its way (see router.tsx): the sidebar stays meanwhile. */
 const Screen = () => (
@@ -41,8 +59,7 @@ export function Shell() {
           <Sidebar />
         </Box>
         <Box component="main" p="lg" style={{ flex: 1, minWidth: 0 }}>
-          <VerifyEmailBanner />
-          <UsageBanner />
+          <Banners />
           <Screen />
         </Box>
       </Box>
@@ -56,14 +73,13 @@ export function Shell() {
         <Burger opened={opened} onClick={toggle} aria-label="Toggle navigation" size="sm" />
         <Text fw={800}>Parley</Text>
       </Group>
-      <Drawer opened={opened} onClose={close} size={SIDEBAR_WIDTH} padding={0} withCloseButton={false} aria-label="Navigation">
+      <LazyDrawer opened={opened} onClose={close} size={SIDEBAR_WIDTH} padding={0} withCloseButton={false} aria-label="Navigation">
         <Box h="100vh">
           <Sidebar onNavigate={close} />
         </Box>
-      </Drawer>
+      </LazyDrawer>
       <Box component="main" p="md">
-        <VerifyEmailBanner />
-        <UsageBanner />
+        <Banners />
         <Screen />
       </Box>
     </Box>

@@ -1,5 +1,6 @@
 // The signed-in navigation: groups per spec, the bot picker, the profile card with real credits.
-import type { ComponentType } from 'react';
+import { useCallback, useState, type ComponentType, type ReactNode } from 'react';
+import { createPortal } from 'react-dom';
 import {
   Anchor,
   Avatar,
@@ -7,18 +8,15 @@ import {
   Box,
   Button,
   Group,
-  Menu,
   NavLink,
   Paper,
   Progress,
-  ScrollArea,
   Stack,
   Text,
   UnstyledButton,
 } from '@mantine/core';
 import {
   IconChartBar,
-  IconCheck,
   IconChevronDown,
   IconCreditCard,
   IconHeadset,
@@ -37,6 +35,7 @@ import {
 } from '@tabler/icons-react';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { useSnapshot } from 'valtio';
+import { useDeferredPart } from '@/components/deferred-part';
 import { session, signOut } from '@/features/auth/stores/session';
 import type { Platform } from '@/features/auth/api/auth';
 import { BotAvatar } from '@/features/bots/components/BotAvatar';
@@ -131,49 +130,44 @@ const plain = (items: Item[]) => items.map((item) => ({ item }));
 
 function BotPicker({ onPicked }: { onPicked: () => void }) {
   const snap = useSnapshot(bots);
+  // The menu arrives as the user reaches for the picker.
+  const { ref, intent, full } = useDeferredPart(() => import('./BotPickerMenu'));
   const current = activeBot(snap);
   if (snap.bots.length === 0) return null;
-  return (
-    <Menu width="target" position="bottom-start">
-      <Menu.Target>
-        <UnstyledButton aria-label="Choose bot" w="100%">
-          <Paper withBorder p="xs">
-            <Group gap="xs" wrap="nowrap">
-              <BotAvatar name={current?.name} icon={current?.icon} size="sm" />
-              <Box style={{ flex: 1, minWidth: 0 }}>
-                <Text size="sm" fw={600} truncate>
-                  {current ? current.name || 'Untitled Assistant' : 'Select a bot'}
-                </Text>
-                <Text size="xs" c="dimmed" truncate>
-                  {current ? current.description || 'AI Assistant' : `${snap.bots.length} available`}
-                </Text>
-              </Box>
-              <IconChevronDown size={16} />
-            </Group>
-          </Paper>
-        </UnstyledButton>
-      </Menu.Target>
-      <Menu.Dropdown>
-        {snap.bots.map((b) => (
-          <Menu.Item
-            key={b._id}
-            leftSection={<BotAvatar name={b.name} icon={b.icon} size="sm" />}
-            rightSection={b._id === snap.activeBotId ? <IconCheck size={16} aria-label="Active bot" /> : null}
-            onClick={() => {
-              selectBot(b._id);
-              onPicked();
-            }}
-          >
-            <Text size="sm" fw={500} truncate>
-              {b.name || 'Untitled Assistant'}
+  const trigger = (
+    <UnstyledButton aria-label="Choose bot" aria-haspopup="menu" aria-expanded={false} w="100%">
+      <Paper withBorder p="xs">
+        <Group gap="xs" wrap="nowrap">
+          <BotAvatar name={current?.name} icon={current?.icon} size="sm" />
+          <Box style={{ flex: 1, minWidth: 0 }}>
+            <Text size="sm" fw={600} truncate>
+              {current ? current.name || 'Untitled Assistant' : 'Select a bot'}
             </Text>
             <Text size="xs" c="dimmed" truncate>
-              {b.description || 'AI Assistant'}
+              {current ? current.description || 'AI Assistant' : `${snap.bots.length} available`}
             </Text>
-          </Menu.Item>
-        ))}
-      </Menu.Dropdown>
-    </Menu>
+          </Box>
+          <IconChevronDown size={16} />
+        </Group>
+      </Paper>
+    </UnstyledButton>
+  );
+  return (
+    <Box ref={ref} {...intent}>
+      {full ? (
+        <full.BotPickerMenu
+          trigger={trigger}
+          bots={snap.bots}
+          activeBotId={snap.activeBotId}
+          onPick={(id) => {
+            selectBot(id);
+            onPicked();
+          }}
+        />
+      ) : (
+        trigger
+      )}
+    </Box>
   );
 }
 
@@ -227,6 +221,39 @@ function ProfileCard({ onNavigate }: { onNavigate: () => void }) {
   );
 }
 
+/**
+ * The links scroll in Mantine's ScrollArea (a thin scrollbar shows while the pointer is over
+ * them), fetched as the user reaches for them; until then a plain box holds them, which scrolls
+ * the same with its own scrollbar hidden, as ScrollArea's is. The links are drawn once, into an
+ * element of their own that moves into ScrollArea when it comes: a link under the pointer or
+ * being pressed stays the same link. (Their events reach NavScroll through the portal, not
+ * through the box around them.)
+ */
+function NavScroll({ children }: { children: ReactNode }) {
+  const { ref, intent, full } = useDeferredPart(() => import('./NavScrollArea'));
+  const [links] = useState(() => document.createElement('div'));
+  const host = useCallback(
+    (node: HTMLDivElement | null) => {
+      node?.appendChild(links);
+    },
+    [links],
+  );
+  return (
+    <>
+      {full ? (
+        <full.ScrollArea ref={ref} style={{ flex: 1 }}>
+          <div ref={host} />
+        </full.ScrollArea>
+      ) : (
+        <Box ref={ref} style={{ flex: 1, position: 'relative', overflowY: 'auto', scrollbarWidth: 'none' }}>
+          <div ref={host} />
+        </Box>
+      )}
+      {createPortal(<div {...intent}>{children}</div>, links)}
+    </>
+  );
+}
+
 /** `onNavigate` closes the mobile drawer after a link click or a bot pick. */
 export function Sidebar({ onNavigate = () => {} }: { onNavigate?: () => void }) {
   const { loggedIn } = useSnapshot(session);
@@ -242,13 +269,13 @@ export function Sidebar({ onNavigate = () => {} }: { onNavigate?: () => void }) 
         </Text>
       </Group>
       <BotPicker onPicked={onNavigate} />
-      <ScrollArea style={{ flex: 1 }}>
+      <NavScroll>
         <Stack gap="lg">
           <Group_ title="Dashboard" items={plain(dashboardGroup)} onNavigate={onNavigate} />
           {current && <Group_ title="Bot Management" items={botItemsFor(current.role)} onNavigate={onNavigate} />}
           <Group_ title="Account" items={plain(accountGroup)} onNavigate={onNavigate} />
         </Stack>
-      </ScrollArea>
+      </NavScroll>
       <ProfileCard onNavigate={onNavigate} />
     </Stack>
   );

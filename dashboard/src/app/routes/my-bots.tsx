@@ -4,9 +4,8 @@ import {
   Button,
   Card,
   Group,
-  Modal,
+  NativeSelect,
   Paper,
-  Select,
   SimpleGrid,
   Stack,
   Text,
@@ -16,31 +15,29 @@ import {
 import { IconBook, IconPlus, IconSearch } from '@tabler/icons-react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useSnapshot } from 'valtio';
+import { LazyModal } from '@/components/LazyOverlays';
 import { PageHeader } from '@/components/PageHeader';
 import type { Bot } from '@/features/bots/api/bots';
 import { loadSparklines } from '@/features/analytics/stores/analytics';
 import { BotCard } from '@/features/bots/components/BotCard';
 import { bots, deleteBot, loadBots, selectBot } from '@/features/bots/stores/bots';
 import { displayName, filterBots, type BotSort, type StatusFilter } from '@/features/bots/stores/filter';
-import { InvitationsList } from '@/features/invitations/components/InvitationsList';
 import { invitations, loadInvitations } from '@/features/invitations/stores/invitations';
 import { loadDashboardStats, overview } from '@/features/overview/stores/overview';
 import { errorMessage } from '@/lib/api';
 import { notify } from '@/lib/notify';
+import { useOnceTrue } from '@/lib/use-once-true';
 
 // The sparklines load after the list, not before it.
 const BotSparkline = lazy(() => import('@/features/analytics/components/BotSparkline').then((m) => ({ default: m.BotSparkline })));
 // The create wizard and the share dialog (forms, tabs, snippets) load when first opened, not with
 // the list; once loaded they stay mounted so their modals can animate closed.
 const CreateBotWizard = lazy(() => import('@/features/bots/components/CreateBotWizard').then((m) => ({ default: m.CreateBotWizard })));
+// Pending invitations are drawn only when there are some: their list is fetched then.
+const InvitationsList = lazy(() =>
+  import('@/features/invitations/components/InvitationsList').then((m) => ({ default: m.InvitationsList })),
+);
 const ShareDialog = lazy(() => import('@/features/bots/components/ShareDialog').then((m) => ({ default: m.ShareDialog })));
-
-/** True from the first time `flag` is true on. */
-function useOnceTrue(flag: boolean) {
-  const [seen, setSeen] = useState(flag);
-  if (flag && !seen) setSeen(true);
-  return seen || flag;
-}
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -153,7 +150,11 @@ export function MyBotsRoute() {
         <Stat label="Total Messages" value={figures?.totalMessages ?? 0} />
       </SimpleGrid>
 
-      <InvitationsList onResponded={(accepted) => accepted && void loadBots()} />
+      {invSnap.list.length > 0 && (
+        <Suspense fallback={null}>
+          <InvitationsList onResponded={(accepted) => accepted && void loadBots()} />
+        </Suspense>
+      )}
 
       <Group gap="sm" mb="md" wrap="wrap">
         <TextInput
@@ -164,24 +165,24 @@ export function MyBotsRoute() {
           style={{ flex: 1, minWidth: 200 }}
           aria-label="Search assistants"
         />
-        <Select
+        {/* Native selects: the same field, and the browser's list (Select's combobox would bring
+            floating-ui and Popover, about 25 kB gzipped, into the first screen). */}
+        <NativeSelect
           aria-label="Status filter"
           w={150}
           value={status}
-          onChange={(v) => setStatus((v as StatusFilter) ?? 'all')}
-          allowDeselect={false}
+          onChange={(e) => setStatus(e.currentTarget.value as StatusFilter)}
           data={[
             { value: 'all', label: 'All Status' },
             { value: 'active', label: 'Active' },
             { value: 'inactive', label: 'Inactive' },
           ]}
         />
-        <Select
+        <NativeSelect
           aria-label="Sort"
           w={130}
           value={sort}
-          onChange={(v) => setSort((v as BotSort) ?? 'name')}
-          allowDeselect={false}
+          onChange={(e) => setSort(e.currentTarget.value as BotSort)}
           data={[
             { value: 'name', label: 'Name' },
             { value: 'status', label: 'Status' },
@@ -252,7 +253,7 @@ export function MyBotsRoute() {
           <ShareDialog bot={sharing} onClose={() => setSharing(null)} />
         </Suspense>
       )}
-      <Modal opened={deleting !== null} onClose={() => setDeleting(null)} title="Delete Bot">
+      <LazyModal opened={deleting !== null} onClose={() => setDeleting(null)} title="Delete Bot">
         <Text mb="md">Are you sure you want to delete "{deleting ? displayName(deleting) : ''}"?</Text>
         <Group justify="flex-end">
           <Button variant="default" onClick={() => setDeleting(null)}>
@@ -262,7 +263,7 @@ export function MyBotsRoute() {
             Delete Bot
           </Button>
         </Group>
-      </Modal>
+      </LazyModal>
     </>
   );
 }

@@ -5,18 +5,14 @@ import { IconAlertTriangle } from '@tabler/icons-react';
 import { Link, useLocation } from 'react-router';
 import { useSnapshot } from 'valtio';
 import { session } from '@/features/auth/stores/session';
-import { nearLimits } from '../stores/format';
+import { planNearLimits } from '../stores/format';
 
 export function UsageBanner() {
   const snap = useSnapshot(session);
   const { pathname } = useLocation();
   const p = snap.platform[0];
   if (!p) return null;
-  const near = nearLimits({
-    conversations: { used: p.conversationsUsed ?? 0, total: p.conversationsTotal ?? 0 },
-    bots: { used: p.botsUsed ?? 0, total: p.botsTotal ?? 0 },
-    credits: { used: p.creditsUsed, total: p.creditsTotal },
-  });
+  const near = planNearLimits(p);
   if (near.length === 0) return null;
   const reached = near.filter((n) => n.reached);
   const text =

@@ -1,5 +1,6 @@
 // Pure helpers of the Billing page and the usage banner: meters, prices, which action a plan
 // card offers, colours. No I/O; tested directly.
+import type { Platform } from '@/features/auth/api/auth';
 import type { Meter, Plan } from '../api/billing';
 
 /** A total of exactly 999 means unlimited (spec 2 §3); Pro's 5,000 is a limit. */
@@ -74,6 +75,15 @@ export function dateText(iso: string): string {
 
 export type LimitName = 'conversations' | 'bots' | 'credits';
 const LABELS: Record<LimitName, string> = { conversations: 'conversations', bots: 'assistants', credits: 'credits' };
+
+/** The plan's limits at 80 % or more (nearLimits), from `/api/me`'s platform. */
+export function planNearLimits(p: Platform) {
+  return nearLimits({
+    conversations: { used: p.conversationsUsed ?? 0, total: p.conversationsTotal ?? 0 },
+    bots: { used: p.botsUsed ?? 0, total: p.botsTotal ?? 0 },
+    credits: { used: p.creditsUsed, total: p.creditsTotal },
+  });
+}
 
 /** The limits at 80 % or more, with the share used, for the banner. Conversations and credits
  * run out within the month; assistants do not, so they count only when there are more than the

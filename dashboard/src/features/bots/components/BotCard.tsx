@@ -1,5 +1,7 @@
-import { ActionIcon, Box, Card, Group, Menu, Stack, Text, Tooltip } from '@mantine/core';
-import { IconDots, IconEdit, IconSettings, IconShare, IconTrash } from '@tabler/icons-react';
+import { useRef } from 'react';
+import { ActionIcon, Box, Card, Group, Stack, Text } from '@mantine/core';
+import { IconDots, IconEdit, IconSettings, IconShare } from '@tabler/icons-react';
+import { useDeferredPart } from '@/components/deferred-part';
 import { can } from '@/lib/permissions';
 import type { Bot } from '../api/bots';
 import { displayName } from '../stores/filter';
@@ -24,8 +26,28 @@ export function BotCard({ bot, active, children, ...on }: { bot: Bot; active: bo
     e.stopPropagation();
     fn(bot);
   };
+  // The menu and the tooltips arrive as the user reaches for the card (the tooltips attach to
+  // the buttons drawn here, which stay).
+  const { ref, intent, full } = useDeferredPart(() => import('./BotCardMenus'));
+  const shareRef = useRef<HTMLButtonElement>(null);
+  const editRef = useRef<HTMLButtonElement>(null);
+  const settingsRef = useRef<HTMLButtonElement>(null);
+  const actions = (
+    <ActionIcon
+      variant="subtle"
+      color="gray"
+      aria-label={`Actions for ${name}`}
+      aria-haspopup="menu"
+      aria-expanded={false}
+      onClick={(e) => e.stopPropagation()}
+    >
+      <IconDots size={18} />
+    </ActionIcon>
+  );
   return (
     <Card
+      ref={ref}
+      {...intent}
       withBorder
       padding="md"
       data-testid="bot-card"
@@ -58,53 +80,37 @@ export function BotCard({ bot, active, children, ...on }: { bot: Bot; active: bo
             </Text>
           </Stack>
         </Group>
-        <Menu position="bottom-end" withinPortal>
-          <Menu.Target>
-            <ActionIcon variant="subtle" color="gray" aria-label={`Actions for ${name}`} onClick={(e) => e.stopPropagation()}>
-              <IconDots size={18} />
-            </ActionIcon>
-          </Menu.Target>
-          <Menu.Dropdown onClick={(e) => e.stopPropagation()}>
-            <Menu.Item leftSection={<IconShare size={16} />} onClick={stop(on.onShare)}>
-              Share
-            </Menu.Item>
-            {mayEdit && (
-              <Menu.Item leftSection={<IconEdit size={16} />} onClick={stop(on.onEdit)}>
-                Edit
-              </Menu.Item>
-            )}
-            <Menu.Item leftSection={<IconSettings size={16} />} onClick={stop(on.onSettings)}>
-              Settings
-            </Menu.Item>
-            {mayDelete && (
-              <>
-                <Menu.Divider />
-                <Menu.Item color="red" leftSection={<IconTrash size={16} />} onClick={stop(on.onDelete)}>
-                  Delete Bot
-                </Menu.Item>
-              </>
-            )}
-          </Menu.Dropdown>
-        </Menu>
+        {full ? (
+          <full.ActionsMenu
+            trigger={actions}
+            onShare={stop(on.onShare)}
+            onEdit={mayEdit ? stop(on.onEdit) : undefined}
+            onSettings={stop(on.onSettings)}
+            onDelete={mayDelete ? stop(on.onDelete) : undefined}
+          />
+        ) : (
+          actions
+        )}
       </Group>
       <Group gap="xs" mt="md">
-        <Tooltip label="Share">
-          <ActionIcon variant="light" aria-label="Share" onClick={stop(on.onShare)}>
-            <IconShare size={16} />
-          </ActionIcon>
-        </Tooltip>
+        <ActionIcon ref={shareRef} variant="light" aria-label="Share" onClick={stop(on.onShare)}>
+          <IconShare size={16} />
+        </ActionIcon>
         {mayEdit && (
-          <Tooltip label="Edit">
-            <ActionIcon variant="light" aria-label="Edit" onClick={stop(on.onEdit)}>
-              <IconEdit size={16} />
-            </ActionIcon>
-          </Tooltip>
-        )}
-        <Tooltip label="Settings">
-          <ActionIcon variant="light" aria-label="Settings" onClick={stop(on.onSettings)}>
-            <IconSettings size={16} />
+          <ActionIcon ref={editRef} variant="light" aria-label="Edit" onClick={stop(on.onEdit)}>
+            <IconEdit size={16} />
           </ActionIcon>
-        </Tooltip>
+        )}
+        <ActionIcon ref={settingsRef} variant="light" aria-label="Settings" onClick={stop(on.onSettings)}>
+          <IconSettings size={16} />
+        </ActionIcon>
+        {full && (
+          <>
+            <full.Hint label="Share" target={shareRef} />
+            {mayEdit && <full.Hint label="Edit" target={editRef} />}
+            <full.Hint label="Settings" target={settingsRef} />
+          </>
+        )}
         <Text size="xs" c="dimmed" ml="auto" data-testid="bot-conversations">
           {bot.conversationCount ?? 0} {bot.conversationCount === 1 ? 'Conversation' : 'Conversations'}
         </Text>

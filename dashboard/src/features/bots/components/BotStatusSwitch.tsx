@@ -2,7 +2,8 @@
 // confirmed first: while a bot is inactive its visitors see the offline state and the server
 // refuses their messages (engine/src/chat/service.rs), so it must never flip by a stray click.
 import { useState } from 'react';
-import { Button, Group, Modal, Switch, Text } from '@mantine/core';
+import { Button, Group, Switch, Text } from '@mantine/core';
+import { LazyModal } from '@/components/LazyOverlays';
 import { errorMessage } from '@/lib/api';
 import { notify } from '@/lib/notify';
 import { can } from '@/lib/permissions';
@@ -48,7 +49,7 @@ export function BotStatusSwitch({ bot, size = 'sm' }: { bot: Bot; size?: 'xs' | 
         data-testid="bot-status-switch"
         onChange={(e) => setTarget(e.currentTarget.checked ? 'active' : 'inactive')}
       />
-      <Modal
+      <LazyModal
         opened={target !== null}
         onClose={() => !busy && setTarget(null)}
         title={target === 'active' ? `Activate ${name}?` : `Deactivate ${name}?`}
@@ -63,7 +64,7 @@ export function BotStatusSwitch({ bot, size = 'sm' }: { bot: Bot; size?: 'xs' | 
             {target === 'active' ? 'Activate' : 'Deactivate'}
           </Button>
         </Group>
-      </Modal>
+      </LazyModal>
     </div>
   );
 }
