@@ -264,7 +264,7 @@ mod tests {
 
     #[test]
     fn enterprise_is_custom_and_pro_popular() {
-        let r = self::plans(&[priced("pro", Some(2900), Some(27840)), priced("enterprise", None, None)]);
+        let r = self::plans(&[priced("pro", Some(2900), Some(27840)), priced("enterprise", None, None)], "sales@x.co".into());
         assert!(r.plans[0].popular && !r.plans[0].custom);
         assert!(r.plans[1].custom && !r.plans[1].popular);
         assert_eq!(r.plans[0].features, vec!["a", "b"]);
