@@ -23,6 +23,8 @@ export interface ChatMessage {
   senderName?: string | null;
   isError?: boolean;
   sources?: Citation[];
+  /** "Did you mean" quick replies the bot offered with this reply (it was not sure). */
+  suggestions?: string[];
   /** A reply still streaming in. */
   streaming?: boolean;
   /** Shown before the server saved it. */
@@ -87,6 +89,7 @@ function toMessage(raw: unknown): ChatMessage | null {
         .filter((s) => s && typeof s.title === 'string')
         .map((s) => ({ title: String(s.title), url: typeof s.url === 'string' ? s.url : null, page: typeof s.page === 'number' ? s.page : null }))
     : [];
+  const suggestions = Array.isArray(m.suggestions) ? m.suggestions.filter((s): s is string => typeof s === 'string' && s.trim() !== '') : [];
   return {
     id,
     role,
@@ -94,6 +97,7 @@ function toMessage(raw: unknown): ChatMessage | null {
     senderName: typeof m.senderName === 'string' ? m.senderName : typeof m.agentName === 'string' ? m.agentName : null,
     isError: m.isError === true,
     sources,
+    ...(suggestions.length ? { suggestions } : {}),
   };
 }
 
