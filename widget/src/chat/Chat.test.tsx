@@ -146,7 +146,8 @@ describe('the visitor chat', () => {
     server.push('message-delta', { sessionId: 's1', messageId: 'r1', delta: 'Part one, ' });
     server.push('message-delta', { sessionId: 's1', messageId: 'r1', delta: 'part two.' });
     expect(screen.getAllByRole('article', { name: 'Acme Help' }).at(-1)).toHaveTextContent('Part one, part two.');
-    server.push('new-message', { sessionId: 's1', message: { _id: 'r1', role: 'bot', content: 'Part one, part two.' } });
+    // The saved reply has its own id: it replaces the streamed bubble.
+    server.push('new-message', { sessionId: 's1', message: { _id: 'saved-r1', role: 'bot', content: 'Part one, part two.' } });
     expect(screen.queryByRole('status', { name: 'Assistant is typing' })).toBeNull();
     expect(screen.getAllByText('Part one, part two.')).toHaveLength(1);
   });

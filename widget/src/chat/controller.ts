@@ -237,7 +237,14 @@ export class ChatController {
       messages[at] = m;
     } else {
       // The server's copy of a message shown before it was saved replaces it.
-      const local = m.role === 'user' ? messages.findIndex((x) => x.local && x.content === m.content) : -1;
+      // A saved bot reply replaces the bubble its deltas streamed into (those carry a
+      // placeholder id, `pending-<seq>`, as the message has no id until it is saved).
+      const local =
+        m.role === 'user'
+          ? messages.findIndex((x) => x.local && x.content === m.content)
+          : m.role === 'bot' && !m.streaming
+            ? messages.findIndex((x) => x.streaming)
+            : -1;
       if (local >= 0) messages[local] = m;
       else messages.push(m);
     }
