@@ -380,14 +380,15 @@ mod tests {
         let bar = DEFAULT_THRESHOLDS.qa;
 
         // Near: the pairs' questions as suggestions, still a refusal, no handoff yet.
-        let near = [pair("How long does delivery take?", bar - 0.03), pair("Do you ship abroad?", bar - 0.06)];
+        let m = a.near_margin;
+        let near = [pair("How long does delivery take?", bar - m * 0.4), pair("Do you ship abroad?", bar - m * 0.8)];
         let answer = a.compose(&request("when does it come", &near, handover));
         assert_eq!(answer.text, suggest::DID_YOU_MEAN);
         assert_eq!(answer.suggestions, vec!["How long does delivery take?", "Do you ship abroad?"]);
         assert!(!answer.confident && !answer.offer_handoff && answer.citations.is_empty());
 
         // Far: the plain refusal and the handoff, as before.
-        let far = [pair("How long does delivery take?", bar - a.near_margin - 0.05)];
+        let far = [pair("How long does delivery take?", bar - m - 0.05)];
         let answer = a.compose(&request("what is the meaning of life", &far, handover));
         assert!(answer.text.starts_with(NOT_KNOWN_YET), "{}", answer.text);
         assert!(answer.suggestions.is_empty() && answer.offer_handoff && !answer.confident);

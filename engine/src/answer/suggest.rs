@@ -16,9 +16,12 @@ pub const MAX_SUGGESTIONS: usize = 3;
 pub const SUGGESTION_CANDIDATES: usize = 5;
 
 /// A candidate within this of its kind's bar (cosine units) is near enough to suggest. Chosen
-/// with `retrieval-eval` on the public sets' tuning halves (README, "Knowledge and answers"):
-/// see `benches/src/external.rs`'s did-you-mean band figures.
-pub const NEAR_MARGIN: f32 = 0.1;
+/// with `retrieval-eval --band-only` on the public sets' tuning halves (2026-11-25; README,
+/// "Knowledge and answers"; `parley_bench::did_you_mean`): the widest margin whose suggestions
+/// reach under half of the refused out-of-scope questions (0.05: 47%; 0.075 already 54%). The
+/// tuning halves had no refused in-scope question at the passage bar, so the gain could not be
+/// measured there: a conservative choice.
+pub const NEAR_MARGIN: f32 = 0.05;
 
 /// Whether `passage` is under its bar but within `margin` of it.
 pub fn is_near(thresholds: &ConfidenceThresholds, margin: f32, passage: &Passage) -> bool {
@@ -76,13 +79,14 @@ mod tests {
     #[test]
     fn near_pairs_give_their_questions_and_passages_their_titles_once_each() {
         let t = DEFAULT_THRESHOLDS;
+        let near = |bar: f32, share: f32| bar - NEAR_MARGIN * share;
         let hits = [
-            hit(SourceKind::Qa, Some("How long does delivery take?"), "FAQ", t.qa - 0.02),
-            hit(SourceKind::Text, None, "Shipping policy", t.passage - 0.05),
-            hit(SourceKind::Text, None, "shipping policy", t.passage - 0.06),
-            hit(SourceKind::Website, None, "  ", t.passage - 0.01),
-            hit(SourceKind::Qa, Some("Do you ship abroad?"), "FAQ", t.qa - 0.09),
-            hit(SourceKind::Qa, Some("Too far down"), "FAQ", t.qa - 0.01),
+            hit(SourceKind::Qa, Some("How long does delivery take?"), "FAQ", near(t.qa, 0.2)),
+            hit(SourceKind::Text, None, "Shipping policy", near(t.passage, 0.5)),
+            hit(SourceKind::Text, None, "shipping policy", near(t.passage, 0.6)),
+            hit(SourceKind::Website, None, "  ", near(t.passage, 0.1)),
+            hit(SourceKind::Qa, Some("Do you ship abroad?"), "FAQ", near(t.qa, 0.9)),
+            hit(SourceKind::Qa, Some("Too far down"), "FAQ", near(t.qa, 0.1)),
         ];
         assert_eq!(
             suggestions(&t, NEAR_MARGIN, &hits),
