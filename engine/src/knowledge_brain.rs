@@ -100,7 +100,7 @@ impl Brain for KnowledgeBrain {
             let bot = &request.bot;
             if !store.spend_credit(&bot.owner_id).await.map_err(failed)? {
                 (request.deltas)(NO_CREDITS_REPLY.to_string());
-                return Ok(BotReply { text: NO_CREDITS_REPLY.into(), citations: Vec::new(), offer_handoff: true, refused: false });
+                return Ok(BotReply { text: NO_CREDITS_REPLY.into(), citations: Vec::new(), offer_handoff: true, refused: false, suggestions: Vec::new() });
             }
             let loader_store = store.clone();
             let bot_id = bot.id.clone();
@@ -136,6 +136,7 @@ impl Brain for KnowledgeBrain {
                     .collect(),
                 offer_handoff: answer.offer_handoff,
                 refused: !answer.confident,
+                suggestions: answer.suggestions,
             })
         })
     }

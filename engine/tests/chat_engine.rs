@@ -47,14 +47,14 @@ impl Brain for TestBrain {
                 "fail" => Err(BrainError("model exploded".into())),
                 "slow" => {
                     tokio::time::sleep(Duration::from_secs(5)).await;
-                    Ok(BotReply { text: "too late".into(), citations: vec![], offer_handoff: false, refused: false })
+                    Ok(BotReply { text: "too late".into(), citations: vec![], offer_handoff: false, refused: false, suggestions: vec![] })
                 }
                 q => {
                     let text = format!("echo: {q} (after {} messages)", req.history.len());
                     let (a, b) = text.split_at(text.len() / 2);
                     (req.deltas)(a.to_string());
                     (req.deltas)(b.to_string());
-                    Ok(BotReply { text, citations: vec![], offer_handoff: false, refused: false })
+                    Ok(BotReply { text, citations: vec![], offer_handoff: false, refused: false, suggestions: vec![] })
                 }
             }
         })

@@ -53,11 +53,13 @@ pub struct NewMessage {
     pub agent_id: Option<String>,
     pub is_error: bool,
     pub sources: Vec<Citation>,
+    /// "Did you mean" quick replies offered with a bot reply.
+    pub suggestions: Vec<String>,
 }
 
 impl NewMessage {
     pub fn simple(role: Role, content: impl Into<String>) -> NewMessage {
-        NewMessage { role, content: content.into(), sender_name: None, agent_id: None, is_error: false, sources: Vec::new() }
+        NewMessage { role, content: content.into(), sender_name: None, agent_id: None, is_error: false, sources: Vec::new(), suggestions: Vec::new() }
     }
 }
 

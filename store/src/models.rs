@@ -224,6 +224,8 @@ pub struct ChatMessage {
     pub sources: String,
     pub created_at: NaiveDateTime,
     pub edited_at: Option<NaiveDateTime>,
+    /// A bot reply's "did you mean" quick replies: a JSON array of strings, usually `[]`.
+    pub suggestions: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]

@@ -213,6 +213,7 @@ diesel::table! {
         sources -> Text,
         created_at -> Timestamp,
         edited_at -> Nullable<Timestamp>,
+        suggestions -> Text,
     }
 }
 

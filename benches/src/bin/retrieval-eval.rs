@@ -8,6 +8,8 @@
 //!   scripts/fetch-model.sh && cargo run --release -p parley-bench --bin retrieval-eval
 //!   options: --data PATH  --json PATH (default benches/results/retrieval-eval.json)  --chunks N  --model DIR
 //!            --external DIR (default benches/data/external; "none" skips it)
+//!            --band-only (only the public sets' "did you mean" band, into
+//!            benches/results/retrieval-eval-band.json unless --json says otherwise)
 
 use std::error::Error;
 use std::path::{Path, PathBuf};
@@ -18,6 +20,7 @@ use parley_engine::retrieval::index::embedding_text;
 use parley_engine::retrieval::{
     ChunkRecord, Embedder, Fusion, Hit, HybridIndex, IndexOptions, MiniLmEmbedder, Mode, SourceKind,
 };
+use parley_bench::did_you_mean;
 use parley_bench::external::{self, Half, Memo, Retriever, Task};
 use parley_engine::answer::extractive::DEFAULT_THRESHOLDS;
 use serde::Deserialize;
@@ -45,6 +48,7 @@ struct Args {
     chunks: usize,
     model: Option<PathBuf>,
     external: Option<PathBuf>,
+    band_only: bool,
 }
 
 fn workspace_root() -> PathBuf {
@@ -58,13 +62,19 @@ fn parse_args() -> Res<Args> {
         chunks: 100_000,
         model: None,
         external: Some(workspace_root().join("benches/data/external")),
+        band_only: false,
     };
+    let mut json_given = false;
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
         match flag.as_str() {
             "--data" => args.data = PathBuf::from(value()?),
-            "--json" => args.json = PathBuf::from(value()?),
+            "--json" => {
+                args.json = PathBuf::from(value()?);
+                json_given = true;
+            }
+            "--band-only" => args.band_only = true,
             "--chunks" => args.chunks = value()?.parse()?,
             "--model" => args.model = Some(PathBuf::from(value()?)),
             "--external" => {
@@ -73,6 +83,9 @@ fn parse_args() -> Res<Args> {
             }
             other => return Err(format!("unknown option {other}").into()),
         }
+    }
+    if args.band_only && !json_given {
+        args.json = workspace_root().join("benches/results/retrieval-eval-band.json");
     }
     Ok(args)
 }
@@ -221,6 +234,17 @@ fn run_queries(index: &HybridIndex, queries: &[Query], mode: Mode) -> (Vec<Optio
 
 fn main() -> Res<()> {
     let args = parse_args()?;
+    if args.band_only {
+        let model = load_model(args.model.as_deref()).ok_or("the band needs the model (scripts/fetch-model.sh)")?;
+        let dir = args.external.clone().ok_or("the band needs the public sets (--external DIR)")?;
+        let sets = external::load_dir(&dir)?;
+        let memo = Memo::new(&model);
+        let tasks = external::tasks(&sets, Some(&memo as &dyn Embedder))?;
+        let band = band_eval(&tasks, &memo)?;
+        std::fs::write(&args.json, serde_json::to_string_pretty(&band)?)?;
+        println!("\nJSON written to {}", args.json.display());
+        return Ok(());
+    }
     let set: EvalSet = serde_json::from_str(&std::fs::read_to_string(&args.data)?)?;
     let model = load_model(args.model.as_deref());
     let embedder: Option<&dyn Embedder> = model.as_ref().map(|m| m as &dyn Embedder);
@@ -440,11 +464,78 @@ fn external_eval(dir: &Path, embedder: Option<&dyn Embedder>) -> Res<Value> {
             }));
         }
     }
+    let band = match memo.as_ref() {
+        Some(m) => band_eval(&tasks, m)?,
+        None => Value::Null,
+    };
     Ok(json!({
+        "did_you_mean": band,
         "sets": sets.iter().map(|s| json!({"name": s.name, "pairs": s.pairs.len(), "package": s.package, "licence": s.licence, "attribution": s.attribution})).collect::<Vec<_>>(),
         "tuned": {"lexical_weight": tuned_weight, "sentence_rank_weight": tuned_sentences, "passage_bar": tuned_bar},
         "product": {"fusion": format!("{:?}", default.fusion), "passage_bar": bar},
         "rows": rows,
+    }))
+}
+
+/// The "did you mean" band (`parley_bench::did_you_mean`) with the product's retrieval and
+/// passage bar: each margin on the tuning halves, the margin chosen there, then the reporting
+/// halves.
+fn band_eval(tasks: &[Task], embedder: &dyn Embedder) -> Res<Value> {
+    let bar = DEFAULT_THRESHOLDS.passage;
+    let mut tune: Vec<Vec<did_you_mean::Band>> = Vec::new();
+    let mut report: Vec<Vec<did_you_mean::Band>> = Vec::new();
+    for t in tasks {
+        let index = HybridIndex::build(t.chunks.clone(), Some(embedder), IndexOptions::default())?;
+        let (a, b) = (did_you_mean::ask(&index, t, Half::Tune), did_you_mean::ask(&index, t, Half::Report));
+        tune.push(did_you_mean::MARGINS.iter().map(|m| did_you_mean::band(&a, bar, *m)).collect());
+        report.push(did_you_mean::MARGINS.iter().map(|m| did_you_mean::band(&b, bar, *m)).collect());
+    }
+    let print = |label: &str, bands: &[Vec<did_you_mean::Band>]| {
+        println!("\n{label} halves: did-you-mean band under the passage bar {bar} (per task: refused in scope -> right one suggested / any suggested; refused out of scope -> suggested)");
+        for (m, margin) in did_you_mean::MARGINS.iter().enumerate() {
+            let cells: Vec<String> = tasks
+                .iter()
+                .zip(bands)
+                .filter_map(|(t, b)| b.get(m).map(|b| (t, b)))
+                .map(|(t, b)| {
+                    format!(
+                        "{} {}: {}->{:.2}/{:.2} out {}->{:.2}",
+                        t.set,
+                        if t.shape == external::Shape::Answers { "1/chunk" } else { "3/chunk" },
+                        b.refused,
+                        b.right_suggested,
+                        b.suggested,
+                        b.out_refused,
+                        b.out_suggested
+                    )
+                })
+                .collect();
+            println!("  margin {margin:<5} {}", cells.join(" | "));
+        }
+    };
+    print("tuning", &tune);
+    let chosen = did_you_mean::choose(&tune);
+    println!("\nchosen on the tuning halves: near margin {chosen:?} (the product's: {})", parley_engine::answer::suggest::NEAR_MARGIN);
+    print("reporting", &report);
+    let rows = |half: Half, bands: &[Vec<did_you_mean::Band>]| -> Vec<Value> {
+        tasks
+            .iter()
+            .zip(bands)
+            .flat_map(|(t, b)| {
+                did_you_mean::MARGINS.iter().zip(b).map(move |(m, b)| {
+                    json!({"set": t.set, "knowledge": t.shape.label(), "half": half.label(), "margin": m,
+                        "refused": b.refused, "right_suggested": b.right_suggested, "suggested": b.suggested,
+                        "out_of_scope_refused": b.out_refused, "out_of_scope_suggested": b.out_suggested})
+                })
+            })
+            .collect()
+    };
+    let all_rows = [rows(Half::Tune, &tune), rows(Half::Report, &report)].concat();
+    Ok(json!({
+        "bar": bar,
+        "chosen_margin": chosen,
+        "product_margin": parley_engine::answer::suggest::NEAR_MARGIN,
+        "rows": all_rows,
     }))
 }
 

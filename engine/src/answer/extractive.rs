@@ -2,6 +2,7 @@
 //! the one to three sentences of the best passage that answer the question (picked by their
 //! sentence vectors, else by the question's words), and says honestly when nothing matches.
 
+use super::suggest::{self, DID_YOU_MEAN, NEAR_MARGIN};
 use super::{Answer, AnswerError, AnswerRequest, Answerer, Citation, DeltaSink};
 use crate::retrieval::bm25::tokenize;
 use crate::retrieval::sentences::{self, split as split_sentences};
@@ -31,7 +32,7 @@ impl Default for ConfidenceThresholds {
 
 /// How many of the best hits may supply the answer: a confident passage ranked just below a
 /// Q&A pair that is not confident still answers.
-const ANSWER_CANDIDATES: usize = 3;
+pub const ANSWER_CANDIDATES: usize = 3;
 
 impl ConfidenceThresholds {
     pub fn for_kind(&self, kind: SourceKind) -> f32 {
@@ -73,11 +74,13 @@ pub const NOT_KNOWN_YET: &str =
 pub struct ExtractiveAnswerer {
     pub thresholds: ConfidenceThresholds,
     pub max_chars: usize,
+    /// Candidates this close under their bar are offered as "did you mean" (0 turns it off).
+    pub near_margin: f32,
 }
 
 impl Default for ExtractiveAnswerer {
     fn default() -> Self {
-        Self { thresholds: DEFAULT_THRESHOLDS, max_chars: DEFAULT_MAX_CHARS }
+        Self { thresholds: DEFAULT_THRESHOLDS, max_chars: DEFAULT_MAX_CHARS, near_margin: NEAR_MARGIN }
     }
 }
 
@@ -91,16 +94,22 @@ impl ExtractiveAnswerer {
                     SourceKind::Qa => p.content.trim().to_string(),
                     _ => answer_sentences(p, request.question, self.max_chars),
                 };
-                Answer { text, citations: vec![Citation::from(p)], confident: true, offer_handoff: false }
+                Answer { text, citations: vec![Citation::from(p)], confident: true, offer_handoff: false, suggestions: Vec::new() }
             }
             None => {
+                // Still a refusal (`confident: false`: counted and logged as unanswered), but
+                // one the visitor can get past with a click, so no handoff yet.
+                let suggestions = suggest::suggestions(&self.thresholds, self.near_margin, request.passages);
+                if !suggestions.is_empty() {
+                    return Answer { text: DID_YOU_MEAN.into(), citations: Vec::new(), confident: false, offer_handoff: false, suggestions };
+                }
                 let text = match request.handover {
                     Some(handover) if !handover.trim().is_empty() => {
                         format!("{NOT_KNOWN_YET} {}", handover.trim())
                     }
                     _ => format!("{NOT_KNOWN_YET} Could you rephrase your question?"),
                 };
-                Answer { text, citations: Vec::new(), confident: false, offer_handoff: request.handover.is_some() }
+                Answer { text, citations: Vec::new(), confident: false, offer_handoff: request.handover.is_some(), suggestions: Vec::new() }
             }
         }
     }
@@ -361,6 +370,40 @@ mod tests {
         assert_eq!((answer.text.as_str(), answer.confident), ("A passage that answers.", true));
         let far_down = [unsure_pair.clone(), unsure_pair.clone(), unsure_pair, sure_text];
         assert!(!a.compose(&request("q", &far_down, None)).confident, "only the first few hits may answer");
+    }
+
+    #[test]
+    fn just_under_the_bar_the_bot_asks_did_you_mean_instead_of_refusing() {
+        let a = ExtractiveAnswerer::default();
+        let handover = Some("Let me connect you with a human agent.");
+        let pair = |q: &str, confidence: f32| Passage { question: Some(q.into()), ..passage(SourceKind::Qa, q, confidence) };
+        let bar = DEFAULT_THRESHOLDS.qa;
+
+        // Near: the pairs' questions as suggestions, still a refusal, no handoff yet.
+        let m = a.near_margin;
+        let near = [pair("How long does delivery take?", bar - m * 0.4), pair("Do you ship abroad?", bar - m * 0.8)];
+        let answer = a.compose(&request("when does it come", &near, handover));
+        assert_eq!(answer.text, suggest::DID_YOU_MEAN);
+        assert_eq!(answer.suggestions, vec!["How long does delivery take?", "Do you ship abroad?"]);
+        assert!(!answer.confident && !answer.offer_handoff && answer.citations.is_empty());
+
+        // Far: the plain refusal and the handoff, as before.
+        let far = [pair("How long does delivery take?", bar - m - 0.05)];
+        let answer = a.compose(&request("what is the meaning of life", &far, handover));
+        assert!(answer.text.starts_with(NOT_KNOWN_YET), "{}", answer.text);
+        assert!(answer.suggestions.is_empty() && answer.offer_handoff && !answer.confident);
+
+        // Confident: the answer itself, nothing suggested.
+        let sure = [pair("How long does delivery take?", bar + 0.01)];
+        let answer = a.compose(&request("how long is delivery", &sure, handover));
+        assert_eq!(answer.text, "How long does delivery take?");
+        assert!(answer.confident && answer.suggestions.is_empty());
+
+        // Suggestions are optional in the JSON: absent when empty.
+        let json = serde_json::to_value(&answer).unwrap();
+        assert!(json.get("suggestions").is_none(), "{json}");
+        let json = serde_json::to_value(a.compose(&request("q", &near, None))).unwrap();
+        assert_eq!(json["suggestions"][0], "How long does delivery take?");
     }
 
     #[tokio::test]

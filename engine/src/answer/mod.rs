@@ -3,6 +3,7 @@
 
 pub mod extractive;
 pub mod openai;
+pub mod suggest;
 
 use std::sync::Arc;
 
@@ -72,8 +73,13 @@ pub struct Answer {
     pub citations: Vec<Citation>,
     /// Whether the knowledge really covered the question.
     pub confident: bool,
-    /// The UI should offer the human handoff now (not confident and handover is on).
+    /// The UI should offer the human handoff now (not confident, nothing to suggest, and
+    /// handover is on).
     pub offer_handoff: bool,
+    /// "Did you mean" quick replies: questions or source titles near the visitor's question,
+    /// when none was close enough to answer (see [`suggest`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suggestions: Vec<String>,
 }
 
 /// Receives the reply as it is produced. Deltas concatenate to the final text.

@@ -152,7 +152,9 @@ impl Answerer for OpenAiAnswerer {
         if citations.is_empty() {
             citations.extend(best.map(Citation::from));
         }
-        Ok(Answer { text, citations, confident, offer_handoff: !confident && req.handover.is_some() })
+        // No "did you mean" here: confidence is known only after the model has answered, and
+        // its reply to a near question is usually a fair answer or its own clarifying question.
+        Ok(Answer { text, citations, confident, offer_handoff: !confident && req.handover.is_some(), suggestions: Vec::new() })
     }
 
     fn name(&self) -> &'static str {

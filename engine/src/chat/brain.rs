@@ -27,6 +27,8 @@ pub struct BotReply {
     /// The knowledge did not cover the question ("I don't know"): counted in the analytics
     /// with the question, so the owner sees what to train next.
     pub refused: bool,
+    /// "Did you mean" quick replies (a near miss): saved with the message, shown as chips.
+    pub suggestions: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]

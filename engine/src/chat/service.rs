@@ -493,6 +493,7 @@ impl Engine {
             agent_id: Some(user_id.clone()),
             is_error: false,
             sources: Vec::new(),
+            suggestions: Vec::new(),
         };
         self.tell_session(session_id, || {
             let (tx, rx) = oneshot::channel();

@@ -215,7 +215,7 @@ impl SessionActor {
         ctx.spawn(think.into_actor(self).map(move |result, act, ctx| {
             let (message, offer_handoff, refused) = match result {
                 Ok(reply) => (
-                    NewMessage { role: Role::Bot, content: reply.text, sender_name: None, agent_id: None, is_error: false, sources: reply.citations },
+                    NewMessage { role: Role::Bot, content: reply.text, sender_name: None, agent_id: None, is_error: false, sources: reply.citations, suggestions: reply.suggestions },
                     reply.offer_handoff,
                     reply.refused,
                 ),

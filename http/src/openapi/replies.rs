@@ -245,6 +245,9 @@ pub struct ChatReply<'a> {
     pub reply: Option<MessageView<'a>>,
     pub agentConnected: bool,
     pub offerHandoff: bool,
+    /// "Did you mean" quick replies: the bot was not sure, these questions (or source titles)
+    /// are near the visitor's. Asking one is sending it as the next message. Empty otherwise.
+    pub suggestions: Vec<String>,
 }
 
 #[derive(ToSchema)]

@@ -45,6 +45,13 @@ impl Serialize for Time<'_> {
 #[derive(Clone, Copy)]
 pub struct StoredJson<'a>(pub &'a str);
 
+impl StoredJson<'_> {
+    /// `[]` (or nothing, or not JSON): a field that may then be left out.
+    pub fn is_empty_list(&self) -> bool {
+        serde_json::from_str::<Vec<serde_json::Value>>(self.0).map_or(true, |v| v.is_empty())
+    }
+}
+
 impl Serialize for StoredJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match serde_json::from_str::<serde_json::Value>(self.0) {
@@ -78,6 +85,10 @@ pub struct MessageView<'a> {
     session_id: &'a str,
     #[schema(value_type = Vec<serde_json::Value>)]
     sources: StoredJson<'a>,
+    /// A bot reply's "did you mean" quick replies; absent when there are none.
+    #[serde(skip_serializing_if = "StoredJson::is_empty_list")]
+    #[schema(value_type = Option<Vec<String>>)]
+    suggestions: StoredJson<'a>,
     #[schema(value_type = String, format = DateTime)]
     timestamp: Time<'a>,
 }
@@ -98,6 +109,7 @@ impl<'a> From<&'a ChatMessage> for MessageView<'a> {
             seq: m.seq,
             session_id: &m.session_id,
             sources: StoredJson(&m.sources),
+            suggestions: StoredJson(&m.suggestions),
             timestamp: Time(&m.created_at),
         }
     }
@@ -327,6 +339,7 @@ pub(crate) mod tests {
             sources: if full { r#"[{"title":"Doc"},{"title":"Page"}]"# } else { "[]" }.into(),
             created_at: at(42),
             edited_at: full.then(|| at(999)),
+            suggestions: if full { r#"["Do you ship abroad?"]"# } else { "[]" }.into(),
         }
     }
 
@@ -368,12 +381,17 @@ pub(crate) mod tests {
 
     pub(crate) fn old_message_view(m: &ChatMessage) -> Value {
         let sources: Value = serde_json::from_str(&m.sources).unwrap_or_else(|_| json!([]));
-        json!({
+        let suggestions: Vec<Value> = serde_json::from_str(&m.suggestions).unwrap_or_default();
+        let mut view = json!({
             "_id": m.id, "id": m.id, "sessionId": m.session_id, "seq": m.seq, "role": m.role, "sender": m.role,
             "content": m.content, "timestamp": to_rfc3339(&m.created_at), "isAgent": m.is_agent,
             "agentName": if m.is_agent { m.sender_name.clone() } else { None }, "senderName": m.sender_name,
             "isError": m.is_error, "sources": sources, "editedAt": m.edited_at.as_ref().map(to_rfc3339),
-        })
+        });
+        if !suggestions.is_empty() {
+            view["suggestions"] = Value::Array(suggestions);
+        }
+        view
     }
 
     pub(crate) fn old_session_view(s: &ChatSession) -> Value {

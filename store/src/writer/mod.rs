@@ -172,6 +172,7 @@ fn row(session_id: &str, seq: i64, new: &NewMessage, now: NaiveDateTime) -> Stor
         sources: serde_json::to_string(&new.sources)?,
         created_at: now,
         edited_at: None,
+        suggestions: serde_json::to_string(&new.suggestions)?,
     })
 }
 

@@ -278,6 +278,7 @@ fn insert_message(conn: &mut SqliteConnection, row: &ChatMessage) -> QueryResult
             m::sources.eq(&row.sources),
             m::created_at.eq(row.created_at),
             m::edited_at.eq(row.edited_at),
+            m::suggestions.eq(&row.suggestions),
         ))
         .execute(conn)
 }

@@ -212,6 +212,7 @@ function Chat({ botId, theme, transport, onRefused }: { botId: string; theme: Ch
         thinking={state.pending}
         agentTyping={state.agentTyping}
         showTyping={theme.enableTypingIndicator}
+        onAsk={(q) => void controller.send(q)}
       />
       {!started && suggestions.length > 0 && (
         <div className={`suggestions ${HOOKS.suggestions}`} aria-label="Suggested questions">

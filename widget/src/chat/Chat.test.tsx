@@ -106,6 +106,33 @@ describe('the visitor chat', () => {
     expect(screen.queryByRole('button', { name: 'Do you ship abroad?' })).toBeNull();
   });
 
+  it("shows a not-sure reply's did-you-mean chips; a click asks that question, and older chips stop asking", async () => {
+    const server = await openChat();
+    await type('How fast do you ship?');
+    await type('can I pay with amex');
+    const unsure = server.msg('bot', "I'm not sure I understood — did you mean:", {
+      suggestions: ['Which payment methods do you accept?', 'Do you offer gift wrapping?'],
+    });
+    server.push('new-message', { sessionId: 's1', message: unsure });
+    const chips = screen.getByRole('group', { name: 'Did you mean' });
+    expect(chips).toHaveClass('parley-suggestions');
+    expect(screen.getAllByRole('article', { name: 'Acme Help' }).at(-1)).toContainElement(chips);
+    const chip = screen.getByRole('button', { name: 'Which payment methods do you accept?' });
+    expect(chip).toBeEnabled();
+    await act(async () => {
+      fireEvent.click(chip);
+      await vi.advanceTimersByTimeAsync(1);
+    });
+    const sent = server.emitted.filter(([e]) => e === 'send-message').map(([, p]) => p.message);
+    expect(sent).toEqual(['can I pay with amex', 'Which payment methods do you accept?']);
+    expect(screen.getAllByRole('article', { name: 'You' }).at(-1)).toHaveTextContent('Which payment methods do you accept?');
+    // The visitor moved on: the old chips stay as a record but no longer ask.
+    expect(screen.getByRole('button', { name: 'Do you offer gift wrapping?' })).toBeDisabled();
+    server.push('new-message', { sessionId: 's1', message: server.msg('bot', 'Visa, Mastercard and Amex.') });
+    expect(screen.getByRole('button', { name: 'Which payment methods do you accept?' })).toBeDisabled();
+    expect(screen.getAllByRole('group', { name: 'Did you mean' })).toHaveLength(1);
+  });
+
   it('rotates a thinking phrase every 2 s while the reply streams in, then shows it whole', async () => {
     const server = await openChat();
     await type('first');
@@ -119,7 +146,8 @@ describe('the visitor chat', () => {
     server.push('message-delta', { sessionId: 's1', messageId: 'r1', delta: 'Part one, ' });
     server.push('message-delta', { sessionId: 's1', messageId: 'r1', delta: 'part two.' });
     expect(screen.getAllByRole('article', { name: 'Acme Help' }).at(-1)).toHaveTextContent('Part one, part two.');
-    server.push('new-message', { sessionId: 's1', message: { _id: 'r1', role: 'bot', content: 'Part one, part two.' } });
+    // The saved reply has its own id: it replaces the streamed bubble.
+    server.push('new-message', { sessionId: 's1', message: { _id: 'saved-r1', role: 'bot', content: 'Part one, part two.' } });
     expect(screen.queryByRole('status', { name: 'Assistant is typing' })).toBeNull();
     expect(screen.getAllByText('Part one, part two.')).toHaveLength(1);
   });

@@ -3,6 +3,7 @@ import type { ChatMessage } from './controller';
 import { THINKING_PHRASES, THINKING_ROTATE_MS } from './rules';
 import { useRotating } from './useRotating';
 import { HOOKS } from '../shared/look';
+import { DidYouMean } from './DidYouMean';
 
 /** A bubble's classes: the page's own and the hooks custom CSS targets. */
 const bubbleClass = (role: string) =>
@@ -15,6 +16,8 @@ interface Props {
   thinking: boolean;
   agentTyping: boolean;
   showTyping: boolean;
+  /** Sends a "did you mean" chip as the visitor's message. */
+  onAsk: (question: string) => void;
 }
 
 function sender(m: ChatMessage, botName: string): string {
@@ -43,7 +46,7 @@ function Sources({ m }: { m: ChatMessage }) {
 // <article>, which leaves out 'alert'; browsers and screen readers honour it all the same.
 const ALERT_ROLE: Record<string, string> = { role: 'alert' };
 
-export function Conversation({ messages, botName, welcome, thinking, agentTyping, showTyping }: Props) {
+export function Conversation({ messages, botName, welcome, thinking, agentTyping, showTyping, onAsk }: Props) {
   const end = useRef<HTMLDivElement>(null);
   const phrase = useRotating(THINKING_PHRASES.length, THINKING_ROTATE_MS, thinking);
   useEffect(() => {
@@ -55,7 +58,7 @@ export function Conversation({ messages, botName, welcome, thinking, agentTyping
       <article className={bubbleClass('bot')} aria-label={botName}>
         {welcome}
       </article>
-      {messages.map((m) => (
+      {messages.map((m, i) => (
         <article
           key={m.id}
           aria-label={sender(m, botName)}
@@ -65,6 +68,9 @@ export function Conversation({ messages, botName, welcome, thinking, agentTyping
           {m.role === 'agent' && <span className="who">{sender(m, botName)}</span>}
           <span className="text">{m.content}</span>
           <Sources m={m} />
+          {m.suggestions && (
+            <DidYouMean suggestions={m.suggestions} active={i === messages.length - 1 && !thinking} onAsk={onAsk} />
+          )}
         </article>
       ))}
       {thinking && !streaming && showTyping && (

@@ -23,6 +23,8 @@ export interface ChatMessage {
   senderName?: string | null;
   isError?: boolean;
   sources?: Citation[];
+  /** "Did you mean" quick replies the bot offered with this reply (it was not sure). */
+  suggestions?: string[];
   /** A reply still streaming in. */
   streaming?: boolean;
   /** Shown before the server saved it. */
@@ -87,6 +89,7 @@ function toMessage(raw: unknown): ChatMessage | null {
         .filter((s) => s && typeof s.title === 'string')
         .map((s) => ({ title: String(s.title), url: typeof s.url === 'string' ? s.url : null, page: typeof s.page === 'number' ? s.page : null }))
     : [];
+  const suggestions = Array.isArray(m.suggestions) ? m.suggestions.filter((s): s is string => typeof s === 'string' && s.trim() !== '') : [];
   return {
     id,
     role,
@@ -94,6 +97,7 @@ function toMessage(raw: unknown): ChatMessage | null {
     senderName: typeof m.senderName === 'string' ? m.senderName : typeof m.agentName === 'string' ? m.agentName : null,
     isError: m.isError === true,
     sources,
+    ...(suggestions.length ? { suggestions } : {}),
   };
 }
 
@@ -233,7 +237,14 @@ export class ChatController {
       messages[at] = m;
     } else {
       // The server's copy of a message shown before it was saved replaces it.
-      const local = m.role === 'user' ? messages.findIndex((x) => x.local && x.content === m.content) : -1;
+      // A saved bot reply replaces the bubble its deltas streamed into (those carry a
+      // placeholder id, `pending-<seq>`, as the message has no id until it is saved).
+      const local =
+        m.role === 'user'
+          ? messages.findIndex((x) => x.local && x.content === m.content)
+          : m.role === 'bot' && !m.streaming
+            ? messages.findIndex((x) => x.streaming)
+            : -1;
       if (local >= 0) messages[local] = m;
       else messages.push(m);
     }

@@ -60,6 +60,9 @@ pub async fn send(state: web::Data<AppState>, req: HttpRequest, body: web::Json<
         .await?;
     let token = state.tokens.issue(&outcome.session_id, "visitor", Some(&body.bot_id))?;
     let ai_response = outcome.reply.as_ref().map(|r| r.content.as_str());
+    // The reply's "did you mean" quick replies (also on `reply`), so a caller that reads only
+    // `aiResponse` sees them too.
+    let suggestions: Vec<String> = outcome.reply.as_ref().and_then(|r| serde_json::from_str(&r.suggestions).ok()).unwrap_or_default();
     Ok(HttpResponse::Ok().json(json!({
         "sessionId": outcome.session_id,
         "aiResponse": ai_response,
@@ -68,6 +71,7 @@ pub async fn send(state: web::Data<AppState>, req: HttpRequest, body: web::Json<
         "reply": outcome.reply.as_deref().map(view::message),
         "agentConnected": outcome.agent_connected,
         "offerHandoff": outcome.offer_handoff,
+        "suggestions": suggestions,
     })))
 }
 

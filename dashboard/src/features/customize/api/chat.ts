@@ -23,6 +23,8 @@ export interface ChatResponse {
   visitorToken: string;
   agentConnected?: boolean;
   offerHandoff?: boolean;
+  /** "Did you mean" quick replies when the bot was not sure (empty otherwise). */
+  suggestions?: string[];
 }
 
 export const chatApi = {

@@ -136,4 +136,27 @@ describe('Customize page', () => {
     await u.type(within(chat).getByLabelText('Message'), 'again{Enter}');
     expect(await within(chat).findByText('Sorry, I encountered an error processing your request.')).toBeInTheDocument();
   });
+
+  it("shows a not-sure reply's did-you-mean chips in the test chat; a click asks that question", async () => {
+    const unsure = { sessionId: 's1', visitorToken: 'vt', aiResponse: "I'm not sure I understood — did you mean:", suggestions: ['Where is my order?', 'Do you ship?'] };
+    const calls = mockFetch({
+      'GET /api/bots/b1': { body: { bot: helper } },
+      'GET /api/bots/b1/sources': { body: sources },
+      'POST /api/chat': (call) =>
+        (call.body as { message: string }).message === 'Where is my order?'
+          ? { body: { sessionId: 's1', visitorToken: 'vt', aiResponse: 'It ships in 2 days.' } }
+          : { body: unsure },
+    });
+    const u = userEvent.setup();
+    render(<CustomizePage bot={helper} />);
+    const chat = await screen.findByTestId('test-chat');
+    await u.type(within(chat).getByLabelText('Message'), 'wheres my stuff{Enter}');
+    const chips = await within(chat).findByRole('group', { name: 'Did you mean' });
+    await u.click(within(chips).getByRole('button', { name: 'Where is my order?' }));
+    expect(await within(chat).findByText('It ships in 2 days.')).toBeInTheDocument();
+    const asked = calls.filter((c) => c.path === '/api/chat').map((c) => (c.body as { message: string }).message);
+    expect(asked).toEqual(['wheres my stuff', 'Where is my order?']);
+    // The conversation moved on: the old chips no longer ask.
+    expect(within(chips).getByRole('button', { name: 'Do you ship?' })).toBeDisabled();
+  });
 });

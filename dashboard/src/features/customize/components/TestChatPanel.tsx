@@ -50,6 +50,26 @@ function Bubble({
   );
 }
 
+/** A quick-reply chip: the suggested questions under the chat and a reply's "did you mean". */
+function Chip({ label, disabled, onAsk, look }: { label: string; disabled: boolean; onAsk: (q: string) => void; look: ReturnType<typeof chatLook> }) {
+  return (
+    <UnstyledButton
+      disabled={disabled}
+      onClick={() => onAsk(label)}
+      style={{
+        border: `1px solid ${look.primary}`,
+        color: look.text,
+        borderRadius: 999,
+        padding: '2px 10px',
+        fontSize: 12,
+        opacity: disabled ? 0.6 : 1,
+      }}
+    >
+      {label}
+    </UnstyledButton>
+  );
+}
+
 export function TestChatPanel({ botId, icon = null }: { botId: string; icon?: string | null }) {
   const s = useSnapshot(customize).settings;
   const [chat] = useState(createTestChat);
@@ -178,7 +198,7 @@ export function TestChatPanel({ botId, icon = null }: { botId: string; icon?: st
               <Bubble mine={false} look={look}>
                 {s.welcomeMessage}
               </Bubble>
-              {c.messages.map((m) => (
+              {c.messages.map((m, i) => (
                 <Bubble
                   key={m.id}
                   mine={m.role === 'user'}
@@ -186,6 +206,14 @@ export function TestChatPanel({ botId, icon = null }: { botId: string; icon?: st
                   look={look}
                 >
                   {m.content}
+                  {m.suggestions && m.suggestions.length > 0 && (
+                    // Only the latest reply's chips ask; once the conversation moved on they are a record.
+                    <Group gap={6} mt={6} role="group" aria-label="Did you mean" className={`did-you-mean ${HOOKS.suggestions}`}>
+                      {m.suggestions.map((q) => (
+                        <Chip key={q} label={q} disabled={c.pending || i !== c.messages.length - 1} onAsk={(q) => void send(q)} look={look} />
+                      ))}
+                    </Group>
+                  )}
                 </Bubble>
               ))}
               {c.pending && s.enableTypingIndicator && (
@@ -199,21 +227,7 @@ export function TestChatPanel({ botId, icon = null }: { botId: string; icon?: st
           {chips.length > 0 && (
             <Group gap={6} px="sm" pb={6} data-testid="quick-questions" className={HOOKS.suggestions} aria-label="Suggested questions">
               {chips.map((q) => (
-                <UnstyledButton
-                  key={q}
-                  disabled={c.pending}
-                  onClick={() => void send(q)}
-                  style={{
-                    border: `1px solid ${look.primary}`,
-                    color: look.text,
-                    borderRadius: 999,
-                    padding: '2px 10px',
-                    fontSize: 12,
-                    opacity: c.pending ? 0.6 : 1,
-                  }}
-                >
-                  {q}
-                </UnstyledButton>
+                <Chip key={q} label={q} disabled={c.pending} onAsk={(q) => void send(q)} look={look} />
               ))}
             </Group>
           )}

@@ -12,6 +12,8 @@ export interface TestMessage {
   content: string;
   timestamp: string;
   isError?: boolean;
+  /** The bot's "did you mean" quick replies with this reply. */
+  suggestions?: string[];
 }
 
 export const CHAT_ERROR = 'Sorry, I encountered an error processing your request.';
@@ -97,7 +99,12 @@ export function createTestChat() {
         state.sessionId = res.sessionId;
         state.visitorToken = res.visitorToken;
         if (leadData) state.leadToSend = null;
-        if (res.aiResponse) push('bot', res.aiResponse);
+        if (res.aiResponse) {
+          push('bot', res.aiResponse);
+          const suggestions = (res.suggestions ?? []).filter((q) => typeof q === 'string' && q.trim());
+          const last = state.messages[state.messages.length - 1];
+          if (suggestions.length && last) last.suggestions = suggestions;
+        }
       } catch {
         if (gen !== generation) return true;
         push('bot', CHAT_ERROR, true);
