@@ -158,7 +158,10 @@ for (const width of [390, 1280]) {
         assert.equal(await page.getByRole("button", { name: "Open chat" }).count(), 0, "no demo widget when off");
         assert.equal(await page.getByRole("button", { name: "Watch 2-min demo" }).count(), 0);
       }
-      await page.waitForLoadState("networkidle");
+      // Laid out in full before measuring: every image decoded and the fonts in. (Not
+      // "networkidle": under CI load it once waited out its 30 s on this page with nothing
+      // left to draw.)
+      await page.waitForFunction(() => document.fonts.status === "loaded" && [...document.images].every((img) => img.complete));
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 1, `${label} at ${width} px overflows sideways by ${overflow} px`);
       await page.screenshot({ path: join(shots, `landing-${label}-${width}.png`), fullPage: true });
