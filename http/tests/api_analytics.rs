@@ -162,6 +162,8 @@ async fn response_times_satisfaction_and_unanswered_questions(backend: parley_st
         let saved = store.queue_message(sid, reply).unwrap().await.unwrap();
         store.set_message_time(&saved.id, asked + Duration::seconds(wait)).await.unwrap();
     }
+    // A later agent message is not a first response: the handoff keeps its first answer.
+    store.queue_message(&sessions[0], NewMessage { agent_id: None, ..NewMessage::simple(Role::Agent, "Anything else?") }).unwrap().await.unwrap();
     // A message of the team before the request is not a response to it.
     let early = store.queue_message(&sessions[3], NewMessage::simple(Role::Agent, "Earlier note")).unwrap().await.unwrap();
     store.set_message_time(&early.id, asked - Duration::seconds(5)).await.unwrap();
@@ -184,7 +186,7 @@ async fn response_times_satisfaction_and_unanswered_questions(backend: parley_st
     assert_eq!(totals["refused"], 4, "{body}");
     assert_eq!(totals["handoffs"], 4);
     assert_eq!(totals["resolved"], 2);
-    assert_eq!(totals["messages"]["agent"], 5);
+    assert_eq!(totals["messages"]["agent"], 6);
     assert_eq!(totals["firstResponse"], json!({"medianSeconds": 20.0, "p90Seconds": 100.0, "answered": 4}));
     assert_eq!(totals["csat"], json!({"average": 4.5, "count": 2}));
     let with_handoffs: Vec<&Value> = body["buckets"].as_array().unwrap().iter().filter(|b| b["handoffs"] != 0).collect();

@@ -182,12 +182,7 @@ async fn a_conversation_over_the_plan_is_refused_naming_the_limit(backend: parle
 async fn the_owner_is_told_once_per_period_when_a_monthly_limit_is_reached(backend: parley_store::Backend) {
     // The mail is read as delivered: the sender clears a sent mail's body from the outbox.
     let smtp = SmtpServer::start().await;
-    let url = smtp.url();
-    let app = TestApp::spawn_with(backend, move |s| {
-        s.smtp.url = url;
-        s.smtp.tls = parley_config::SmtpTls::None;
-    })
-    .await;
+    let app = TestApp::spawn_with(backend, smtp.route()).await;
     let (token, user_id) = app.signup("limits@x.co").await;
     let bot = app.create_bot(&token, "Popular").await;
     let store = &app.state.store;

@@ -21,12 +21,7 @@ on_both_backends!(
 
 async fn app_with_mail(backend: parley_store::Backend) -> (TestApp, SmtpServer) {
     let smtp = SmtpServer::start().await;
-    let url = smtp.url();
-    let app = TestApp::spawn_with(backend, move |s| {
-        s.smtp.url = url;
-        s.smtp.tls = parley_config::SmtpTls::None;
-    })
-    .await;
+    let app = TestApp::spawn_with(backend, smtp.route()).await;
     (app, smtp)
 }
 

@@ -27,11 +27,10 @@ on_both_backends!(
 
 async fn app_with_mail(backend: parley_store::Backend) -> (TestApp, SmtpServer) {
     let smtp = SmtpServer::start().await;
-    let url = smtp.url();
+    let mail = smtp.route();
     let app = TestApp::spawn_with(backend, move |s| {
         s.billing.default_plan = "enterprise".into();
-        s.smtp.url = url;
-        s.smtp.tls = parley_config::SmtpTls::None;
+        mail(s);
     })
     .await;
     (app, smtp)

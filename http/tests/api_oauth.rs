@@ -218,12 +218,7 @@ fn forged_session(app: &TestApp, user_id: &str, age_secs: i64, via: Option<&str>
 
 async fn an_account_without_a_password_confirms_an_email_change_through_its_provider(backend: parley_store::Backend) {
     let smtp = support::smtp::SmtpServer::start().await;
-    let smtp_url = smtp.url();
-    let app = spawn_with_provider_and(backend, move |s| {
-        s.smtp.url = smtp_url;
-        s.smtp.tls = parley_config::SmtpTls::None;
-    })
-    .await;
+    let app = spawn_with_provider_and(backend, smtp.route()).await;
     let fresh = token_of(&sign_in(&app, "github").await);
     let (_, me) = app.get("/api/me", Some(&fresh)).await;
     let user_id = me["user"]["_id"].as_str().unwrap().to_string();

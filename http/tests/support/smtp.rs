@@ -104,6 +104,16 @@ impl SmtpServer {
         format!("smtp://127.0.0.1:{}", self.port)
     }
 
+    /// A settings tweak that sends the app's mail here (plain SMTP on loopback); call it from
+    /// `TestApp::spawn_with`'s tweak, or pass it as the tweak.
+    pub fn route(&self) -> impl Fn(&mut parley_config::Settings) + Send + 'static {
+        let url = self.url();
+        move |s| {
+            s.smtp.url = url.clone();
+            s.smtp.tls = parley_config::SmtpTls::None;
+        }
+    }
+
     /// While on, every MAIL command gets a temporary failure (451).
     pub fn refuse(&self, on: bool) {
         self.refusing.store(on, Ordering::SeqCst);
