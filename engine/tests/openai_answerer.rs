@@ -3,13 +3,13 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use actix_web::{web, App, HttpResponse, HttpServer};
 use futures_util::stream;
 use parley_engine::answer::openai::OpenAiAnswerer;
-use parley_engine::answer::{AnswerError, AnswerRequest, Answerer, Speaker, Turn, ERROR_BUBBLE};
-use parley_engine::retrieval::{Passage, SourceKind};
+use parley_engine::answer::{AnswerError, AnswerRequest, Answerer, Citation, Speaker, Turn, ERROR_BUBBLE};
+use parley_engine::retrieval::{Passage, SourceKind, UnitScore};
 use serde_json::{json, Value};
 
 #[derive(Default)]
@@ -43,6 +43,8 @@ async fn completions(body: web::Json<Value>, seen: web::Data<Seen>) -> HttpRespo
             tokio::time::sleep(Duration::from_secs(3)).await;
             sse(vec![chunk("too late")])
         }
+        // Cites the third and the first source, one piece every PACED_GAP.
+        "paced" => paced_sse(PACED_REPLY.iter().map(|t| chunk(t)).collect(), PACED_GAP),
         "stall" => {
             // Starts streaming, then goes quiet forever.
             let first = stream::once(async { Ok::<_, actix_web::Error>(web::Bytes::from(chunk("Hello"))) });
@@ -53,13 +55,20 @@ async fn completions(body: web::Json<Value>, seen: web::Data<Seen>) -> HttpRespo
     }
 }
 
+const PACED_REPLY: [&str; 4] = ["You can ship ", "abroad [3]. ", "Delivery takes ", "3 days [1]."];
+const PACED_GAP: Duration = Duration::from_millis(40);
+
 fn sse(events: Vec<String>) -> HttpResponse {
+    paced_sse(events, Duration::from_millis(5))
+}
+
+fn paced_sse(events: Vec<String>, gap: Duration) -> HttpResponse {
     let mut events = events;
     events.push("data: [DONE]\n\n".to_string());
     // Each event is its own body chunk, with a pause between, as a real provider streams.
-    let body = stream::unfold(events.into_iter(), |mut it| async move {
+    let body = stream::unfold(events.into_iter(), move |mut it| async move {
         let next = it.next()?;
-        tokio::time::sleep(Duration::from_millis(5)).await;
+        tokio::time::sleep(gap).await;
         Some((Ok::<_, actix_web::Error>(web::Bytes::from(next)), it))
     });
     HttpResponse::Ok().content_type("text/event-stream").streaming(body)
@@ -116,6 +125,72 @@ fn passages() -> Vec<Passage> {
     }]
 }
 
+/// What retrieval hands over for "How long is delivery?" in a shop with three kinds of
+/// knowledge: a website paragraph on five topics whose unit scores (from the sentence vectors)
+/// pick its delivery sentences, a PDF manual page without unit scores (picked by the question's
+/// words), and a Q&A pair.
+fn shop_passages() -> Vec<Passage> {
+    let unit = |first, len, score| UnitScore { first, len, score };
+    let paragraph = Passage {
+        chunk_id: "about-1".into(),
+        source_id: Some("site".into()),
+        kind: SourceKind::Website,
+        title: "About our shop".into(),
+        url: Some("https://shop.example/about".into()),
+        page: None,
+        content: SHOP_PARAGRAPH.into(),
+        question: None,
+        score: 0.7,
+        confidence: 0.55,
+        units: vec![
+            unit(0, 1, 0.61),
+            unit(1, 1, 0.12),
+            unit(2, 1, 0.08),
+            unit(3, 1, 0.58),
+            unit(4, 1, 0.2),
+            unit(0, 2, 0.41),
+            unit(1, 2, 0.1),
+            unit(2, 2, 0.3),
+            unit(3, 2, 0.44),
+        ],
+    };
+    let manual = Passage {
+        chunk_id: "manual-7".into(),
+        source_id: Some("manual".into()),
+        kind: SourceKind::Pdf,
+        title: "Owner's manual".into(),
+        url: None,
+        page: Some(7),
+        content: "Chapter 4: Care. Wash the frame with warm water. Delivery of spare parts takes two weeks. \
+                  Store the bike indoors."
+            .into(),
+        question: None,
+        score: 0.5,
+        confidence: 0.45,
+        units: Vec::new(),
+    };
+    let pair = Passage {
+        chunk_id: "faq-3".into(),
+        source_id: Some("faq".into()),
+        kind: SourceKind::Qa,
+        title: "Shop FAQ".into(),
+        url: None,
+        page: None,
+        content: "Yes, to 40 countries. Duties are shown at checkout.".into(),
+        question: Some("Do you ship abroad?".into()),
+        score: 0.4,
+        confidence: 0.5,
+        units: Vec::new(),
+    };
+    vec![paragraph, manual, pair]
+}
+
+const SHOP_PARAGRAPH: &str = "Orders placed before 2 pm ship the same day. \
+    You can return any unused item within 30 days for a full refund. \
+    Our Leeds store is open Monday to Saturday from 9 am to 6 pm. \
+    Standard delivery takes 3 working days within the UK. \
+    Gift cards never expire.";
+
 fn request<'a>(passages: &'a [Passage], history: &'a [Turn]) -> AnswerRequest<'a> {
     AnswerRequest {
         system_prompt: "You are the Acme shop assistant.",
@@ -160,6 +235,51 @@ async fn streams_tokens_and_cites_the_passage() {
     assert_eq!(messages[2]["role"], "assistant");
     assert_eq!(messages[3], json!({"role": "user", "content": "How long is delivery?"}));
     assert_eq!(seen.requests.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn the_prompt_carries_the_selected_sentences_numbered_and_the_reply_streams_citing_them() {
+    let (url, seen) = start_server();
+    let ps = shop_passages();
+    let deltas = Mutex::new(Vec::<(String, Instant)>::new());
+    let sink = |d: &str| deltas.lock().unwrap().push((d.to_string(), Instant::now()));
+    let answer = answerer(&url, "paced").answer(request(&ps, &[]), &sink).await.unwrap();
+
+    // What the provider received: per source, its number, its label and only the sentences
+    // that answer, in the paragraph's order; the other topics of the paragraph stay out.
+    let body = seen.last_body.lock().unwrap().clone().unwrap();
+    let system = body["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("using only the knowledge below") && system.contains("say you don't know yet"), "{system}");
+    let knowledge = system.split("Knowledge:\n").nth(1).unwrap();
+    assert_eq!(
+        knowledge,
+        "\n[1] About our shop (https://shop.example/about)\n\
+         Orders placed before 2 pm ship the same day. Standard delivery takes 3 working days within the UK.\n\
+         \n[2] Owner's manual, page 7\n\
+         Delivery of spare parts takes two weeks.\n\
+         \n[3] Shop FAQ\n\
+         Q: Do you ship abroad?\n\
+         A: Yes, to 40 countries. Duties are shown at checkout.\n"
+    );
+    for other_topic in ["30 days", "Leeds", "Gift cards", "Wash the frame"] {
+        assert!(!system.contains(other_topic), "{other_topic} is not about delivery: {system}");
+    }
+
+    // The reply arrives piece by piece, in order, as the provider sends it (not at the end).
+    let deltas = deltas.into_inner().unwrap();
+    let texts: Vec<&str> = deltas.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(texts, PACED_REPLY);
+    assert!(deltas.windows(2).all(|w| w[0].1 <= w[1].1));
+    let spread = deltas.last().unwrap().1 - deltas.first().unwrap().1;
+    assert!(spread >= PACED_GAP * 2, "deltas came {spread:?} apart: buffered, not streamed");
+    assert_eq!(answer.text, PACED_REPLY.concat());
+
+    // [3] then [1], in the order the reply cites them, with the website's address.
+    let want: Vec<Citation> = vec![Citation::from(&ps[2]), Citation::from(&ps[0])];
+    assert_eq!(answer.citations, want);
+    assert_eq!(answer.citations[1].url.as_deref(), Some("https://shop.example/about"));
+    assert_eq!(answer.citations[0].source_id.as_deref(), Some("faq"));
+    assert!(answer.confident);
 }
 
 #[tokio::test]

@@ -90,10 +90,7 @@ impl ExtractiveAnswerer {
         let best = self.thresholds.best(request.passages);
         match best {
             Some(p) => {
-                let text = match p.kind {
-                    SourceKind::Qa => p.content.trim().to_string(),
-                    _ => answer_sentences(p, request.question, self.max_chars),
-                };
+                let text = answer_text(p, request.question, self.max_chars);
                 Answer { text, citations: vec![Citation::from(p)], confident: true, offer_handoff: false, suggestions: Vec::new() }
             }
             None => {
@@ -125,6 +122,16 @@ impl Answerer for ExtractiveAnswerer {
 
     fn name(&self) -> &'static str {
         "extractive"
+    }
+}
+
+/// What of `passage` answers `question`: a Q&A pair's whole answer (the owner wrote it for
+/// that question), else [`answer_sentences`]. The OpenAI answerer puts the same text in its
+/// prompt, so both answerers work from one selection.
+pub fn answer_text(passage: &Passage, question: &str, max_chars: usize) -> String {
+    match passage.kind {
+        SourceKind::Qa => passage.content.trim().to_string(),
+        SourceKind::Pdf | SourceKind::Website | SourceKind::Text => answer_sentences(passage, question, max_chars),
     }
 }
 

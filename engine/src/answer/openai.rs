@@ -1,6 +1,7 @@
 //! Answers through any OpenAI-compatible chat endpoint (OpenAI, Ollama, vLLM, llama.cpp) with
-//! async-openai: the bot's system prompt plus the retrieved passages, streamed token by token,
-//! with timeouts so a slow or failing provider never leaves a session stuck.
+//! async-openai: the bot's system prompt plus, for each retrieved source, the sentences that
+//! answer (the extractive answerer's selection) under a number the reply cites, streamed token
+//! by token, with timeouts so a slow or failing provider never leaves a session stuck.
 //!
 //! Retries are async-openai's own (its client wraps every request in a retry layer): up to 3
 //! retries on 429 (except `insufficient_quota`), 5xx and connection failures, with exponential
@@ -19,7 +20,7 @@ use async_openai::Client;
 use futures_util::StreamExt;
 use tokio::time::{timeout, Instant};
 
-use super::extractive::{ConfidenceThresholds, DEFAULT_THRESHOLDS};
+use super::extractive::{answer_text, ConfidenceThresholds, DEFAULT_MAX_CHARS, DEFAULT_THRESHOLDS};
 use super::{Answer, AnswerError, AnswerRequest, Answerer, Citation, DeltaSink, Speaker};
 use crate::retrieval::Passage;
 
@@ -27,6 +28,9 @@ use crate::retrieval::Passage;
 const HISTORY_TURNS: usize = 10;
 /// How many retrieved passages go into the prompt.
 const PROMPT_PASSAGES: usize = 5;
+/// Longest text quoted from one passage: the extractive answerer's reply limit, so the model
+/// reads what that answerer would have replied with and five sources stay a short prompt.
+const PROMPT_SOURCE_CHARS: usize = DEFAULT_MAX_CHARS;
 
 pub struct OpenAiAnswerer {
     client: Client<OpenAIConfig>,
@@ -170,25 +174,30 @@ fn system_message(req: &AnswerRequest<'_>) -> String {
     }
     s.push_str(
         "You are a customer-support assistant. Answer the visitor's question using only the \
-         knowledge below. If it does not contain the answer, say you don't know yet instead of \
-         guessing. Keep answers short and friendly. When you use a passage, cite it by its \
+         knowledge below: for each numbered source, the sentences of it that best match the \
+         question. If they do not contain the answer, say you don't know yet instead of \
+         guessing. Keep answers short and friendly. When you use a source, cite it by its \
          number in square brackets, like [1].\n\nKnowledge:\n",
     );
-    let passages = req.passages.iter().take(PROMPT_PASSAGES);
-    let mut any = false;
-    for (i, p) in passages.enumerate() {
-        any = true;
-        s.push_str(&format!("\n[{}] {}", i + 1, source_label(p)));
-        if let Some(q) = &p.question {
-            s.push_str(&format!("\nQ: {q}\nA: {}\n", p.content.trim()));
-        } else {
-            s.push_str(&format!("\n{}\n", p.content.trim()));
-        }
+    let passages = req.passages.get(..req.passages.len().min(PROMPT_PASSAGES)).unwrap_or(&[]);
+    for (i, p) in passages.iter().enumerate() {
+        s.push_str(&knowledge_entry(i + 1, p, req.question));
     }
-    if !any {
+    if passages.is_empty() {
         s.push_str("\n(no relevant knowledge was found)\n");
     }
     s
+}
+
+/// One source of the prompt as `[n]`, its label, and what of it answers the question. `n` is
+/// the passage's position among the prompt's passages, which is how [`cited`] maps it back.
+fn knowledge_entry(n: usize, p: &Passage, question: &str) -> String {
+    let text = answer_text(p, question, PROMPT_SOURCE_CHARS);
+    match &p.question {
+        // A pair's question tells the model which question the answer is for.
+        Some(q) => format!("\n[{n}] {}\nQ: {}\nA: {text}\n", source_label(p), q.trim()),
+        None => format!("\n[{n}] {}\n{text}\n", source_label(p)),
+    }
 }
 
 fn source_label(p: &Passage) -> String {
@@ -248,7 +257,7 @@ fn map_stream_error(e: OpenAIError) -> AnswerError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::retrieval::SourceKind;
+    use crate::retrieval::{SourceKind, UnitScore};
 
     fn passage(n: u32) -> Passage {
         Passage {
@@ -272,6 +281,59 @@ mod tests {
         let c = cited("See [2] and [1, 2]; not [9] or [x] or [].", &ps);
         assert_eq!(c.iter().map(|c| c.page).collect::<Vec<_>>(), vec![Some(2), Some(1)]);
         assert!(cited("no markers [unclosed", &ps).is_empty());
+    }
+
+    /// A website paragraph on four topics, with unit scores as retrieval gives them for a
+    /// question about delivery and returns: sentences 0 and 2 score best.
+    fn paragraph() -> Passage {
+        let u = |first, len, score| UnitScore { first, len, score };
+        Passage {
+            chunk_id: "about".into(),
+            source_id: Some("site".into()),
+            kind: SourceKind::Website,
+            title: "About us".into(),
+            url: Some("https://shop.example/about".into()),
+            page: None,
+            content: "Orders ship within 2 days. Our Leeds store opens at 9 am. Returns are free \
+                      for 30 days. Gift cards never expire."
+                .into(),
+            question: None,
+            score: 1.0,
+            confidence: 0.6,
+            units: vec![u(0, 1, 0.62), u(1, 1, 0.1), u(2, 1, 0.6), u(3, 1, 0.05), u(0, 2, 0.4), u(1, 2, 0.3), u(2, 2, 0.35)],
+        }
+    }
+
+    fn qa_pair() -> Passage {
+        Passage {
+            kind: SourceKind::Qa,
+            title: "FAQ".into(),
+            question: Some("Do you ship abroad?".into()),
+            content: "Yes, to 40 countries. Duties are shown at checkout.".into(),
+            page: None,
+            ..passage(9)
+        }
+    }
+
+    #[test]
+    fn the_prompt_quotes_the_selected_sentences_numbered_as_the_citations_read_them() {
+        let ps = vec![paragraph(), passage(2), qa_pair()];
+        let req = AnswerRequest { system_prompt: "", question: "How fast is shipping, and can I return things?", history: &[], passages: &ps, handover: None };
+        let system = system_message(&req);
+        // The paragraph's two answering sentences, in their order, not its other topics.
+        assert!(system.contains("\n[1] About us (https://shop.example/about)\nOrders ship within 2 days. Returns are free for 30 days.\n"), "{system}");
+        assert!(!system.contains("Leeds") && !system.contains("Gift cards"), "{system}");
+        assert!(system.contains("\n[2] Manual 2, page 2\nFact number 2.\n"), "{system}");
+        // A Q&A pair keeps its whole answer, under its question.
+        assert!(system.contains("\n[3] FAQ\nQ: Do you ship abroad?\nA: Yes, to 40 countries. Duties are shown at checkout.\n"), "{system}");
+        assert!(system.contains("using only the knowledge below") && system.contains("say you don't know yet"));
+        // The numbers the model was shown are the ones `cited` reads back.
+        let c = cited("Returns take 30 days [1]; abroad too [3].", &ps);
+        assert_eq!(c, vec![Citation::from(&ps[0]), Citation::from(&ps[2])]);
+        assert_eq!(c[0].url.as_deref(), Some("https://shop.example/about"));
+
+        let none = AnswerRequest { passages: &[], ..req };
+        assert!(system_message(&none).ends_with("(no relevant knowledge was found)\n"));
     }
 
     #[test]
