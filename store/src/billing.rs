@@ -65,6 +65,23 @@ impl Limit {
     }
 }
 
+/// What a period's usage counter counts.
+#[derive(Debug, Clone, Copy)]
+enum Metered {
+    Credits,
+    Conversations,
+}
+
+impl Metered {
+    /// The plan limit a refusal of it reaches.
+    fn limit(self) -> Limit {
+        match self {
+            Metered::Credits => Limit::Credits,
+            Metered::Conversations => Limit::Conversations,
+        }
+    }
+}
+
 /// Where an owner goes to raise a limit; every refusal of a plan limit points here.
 pub const BILLING_PATH: &str = "/billing";
 
@@ -178,53 +195,40 @@ impl Store {
         })
     }
 
-    /// Spends one credit if any is left this period; returns whether it was spent. The check
-    /// and the increment are one conditional update, so concurrent replies cannot overspend.
-    /// The first refusal in a period leaves a limit notice for the owner.
+    /// Spends one credit if any is left this period; returns whether it was spent. The first
+    /// refusal in a period leaves a limit notice for the owner.
     pub async fn spend_credit(&self, user_id: &str) -> StoreResult<bool> {
-        let allowance = self.allowance(user_id).await?;
-        let limit = allowance.plan.credits_limit;
-        let start = allowance.period_start;
-        let row = UsageCounter { user_id: user_id.to_string(), period_start: start, conversations: 0, credits_used: 0 };
-        db_run!(self, |conn| {
-            diesel::insert_into(usage_counters::table)
-                .values(&row)
-                .on_conflict((usage_counters::user_id, usage_counters::period_start))
-                .do_nothing()
-                .execute(conn)
-                .await?;
-            let target = usage_counters::table.find((user_id, start));
-            let n = if is_unlimited(limit) {
-                diesel::update(target)
-                    .set(usage_counters::credits_used.eq(usage_counters::credits_used + 1))
-                    .execute(conn)
-                    .await?
-            } else {
-                diesel::update(target.filter(usage_counters::credits_used.lt(limit)))
-                    .set(usage_counters::credits_used.eq(usage_counters::credits_used + 1))
-                    .execute(conn)
-                    .await?
-            };
-            if n == 0 {
-                diesel::insert_into(limit_notices::table)
-                    .values(LimitNotice::reached(user_id, start, Limit::Credits))
-                    .on_conflict_do_nothing()
-                    .execute(conn)
-                    .await?;
-            }
-            Ok::<_, StoreError>(n == 1)
-        })
+        self.take_one(user_id, Metered::Credits).await
     }
 
     /// Takes one of the owner's conversations this period if any is left; returns whether it
-    /// was taken. As `spend_credit`: the check and the increment are one conditional update,
-    /// so concurrent new conversations cannot go past the plan. The first refusal in a period
-    /// leaves a limit notice for the owner.
+    /// was taken. The first refusal in a period leaves a limit notice for the owner.
     pub async fn claim_conversation(&self, user_id: &str) -> StoreResult<bool> {
+        self.take_one(user_id, Metered::Conversations).await
+    }
+
+    /// Counts one use of `what` in the owner's current period if the plan allows another. The
+    /// check and the increment are one conditional update, so concurrent replies or new
+    /// conversations cannot go past the plan.
+    async fn take_one(&self, user_id: &str, what: Metered) -> StoreResult<bool> {
         let allowance = self.allowance(user_id).await?;
-        let limit = allowance.plan.conversations_limit;
+        let limit = match what {
+            Metered::Credits => allowance.plan.credits_limit,
+            Metered::Conversations => allowance.plan.conversations_limit,
+        };
         let start = allowance.period_start;
         let row = UsageCounter { user_id: user_id.to_string(), period_start: start, conversations: 0, credits_used: 0 };
+        // One conditional increment of `column`, without the condition on an unlimited plan.
+        macro_rules! increment {
+            ($conn:expr, $column:expr) => {{
+                let target = usage_counters::table.find((user_id, start));
+                if is_unlimited(limit) {
+                    diesel::update(target).set($column.eq($column + 1)).execute($conn).await?
+                } else {
+                    diesel::update(target.filter($column.lt(limit))).set($column.eq($column + 1)).execute($conn).await?
+                }
+            }};
+        }
         db_run!(self, |conn| {
             diesel::insert_into(usage_counters::table)
                 .values(&row)
@@ -232,21 +236,13 @@ impl Store {
                 .do_nothing()
                 .execute(conn)
                 .await?;
-            let target = usage_counters::table.find((user_id, start));
-            let n = if is_unlimited(limit) {
-                diesel::update(target)
-                    .set(usage_counters::conversations.eq(usage_counters::conversations + 1))
-                    .execute(conn)
-                    .await?
-            } else {
-                diesel::update(target.filter(usage_counters::conversations.lt(limit)))
-                    .set(usage_counters::conversations.eq(usage_counters::conversations + 1))
-                    .execute(conn)
-                    .await?
+            let n = match what {
+                Metered::Credits => increment!(conn, usage_counters::credits_used),
+                Metered::Conversations => increment!(conn, usage_counters::conversations),
             };
             if n == 0 {
                 diesel::insert_into(limit_notices::table)
-                    .values(LimitNotice::reached(user_id, start, Limit::Conversations))
+                    .values(LimitNotice::reached(user_id, start, what.limit()))
                     .on_conflict_do_nothing()
                     .execute(conn)
                     .await?;
