@@ -8,6 +8,7 @@
 //!   scripts/fetch-model.sh && cargo run --release -p parley-bench --bin retrieval-eval
 //!   options: --data PATH  --json PATH (default benches/results/retrieval-eval.json)  --chunks N  --model DIR
 //!            --external DIR (default benches/data/external; "none" skips it)
+//!            --quick (the public sets' reporting table only: no tuning sweeps, no band)
 //!            --band-only (only the public sets' "did you mean" band, into
 //!            benches/results/retrieval-eval-band.json unless --json says otherwise)
 
@@ -49,6 +50,8 @@ struct Args {
     model: Option<PathBuf>,
     external: Option<PathBuf>,
     band_only: bool,
+    /// Skip the tuning sweeps and the band (the reporting table only).
+    quick: bool,
 }
 
 fn workspace_root() -> PathBuf {
@@ -63,6 +66,7 @@ fn parse_args() -> Res<Args> {
         model: None,
         external: Some(workspace_root().join("benches/data/external")),
         band_only: false,
+        quick: false,
     };
     let mut json_given = false;
     let mut it = std::env::args().skip(1);
@@ -75,6 +79,7 @@ fn parse_args() -> Res<Args> {
                 json_given = true;
             }
             "--band-only" => args.band_only = true,
+            "--quick" => args.quick = true,
             "--chunks" => args.chunks = value()?.parse()?,
             "--model" => args.model = Some(PathBuf::from(value()?)),
             "--external" => {
@@ -327,7 +332,7 @@ fn main() -> Res<()> {
     calibration.push(calibrate("Q&A pairs, bm25 only", &lexical, &without_vectors(&answerable), &without_vectors(&outside)));
 
     let external = match &args.external {
-        Some(dir) => external_eval(dir, embedder)?,
+        Some(dir) => external_eval(dir, embedder, args.quick)?,
         None => Value::Null,
     };
 
@@ -356,7 +361,7 @@ const BARS: [f32; 13] = [0.3, 0.325, 0.35, 0.375, 0.4, 0.425, 0.45, 0.475, 0.5, 
 /// halves (mean MRR, then mean answered-right minus false answers), then report the
 /// reporting halves for BM25, plain dense, dense with sentences, the product default, and
 /// the tuned choice.
-fn external_eval(dir: &Path, embedder: Option<&dyn Embedder>) -> Res<Value> {
+fn external_eval(dir: &Path, embedder: Option<&dyn Embedder>, quick: bool) -> Res<Value> {
     let sets = external::load_dir(dir)?;
     println!("\npublic FAQ sets ({}):", dir.display());
     for s in &sets {
@@ -374,7 +379,7 @@ fn external_eval(dir: &Path, embedder: Option<&dyn Embedder>) -> Res<Value> {
     // wins (ties keep the smaller weights: dense plus less). Lexical 0 with sentence rank 0
     // ranks exactly as plain dense, so some candidate always qualifies.
     let mut best: Option<(f64, f32, f32)> = None;
-    if embedder.is_some() {
+    if embedder.is_some() && !quick {
         let mut dense_r1 = Vec::new();
         for t in &tasks {
             let index = HybridIndex::build(t.chunks.clone(), embedder, plain)?;
@@ -404,15 +409,19 @@ fn external_eval(dir: &Path, embedder: Option<&dyn Embedder>) -> Res<Value> {
             }
         }
     }
-    let tuned_weight = best.map(|(_, w, _)| w).unwrap_or(0.0);
-    let tuned_sentences = best.map(|(_, _, s)| s).unwrap_or(0.0);
+    let product_lexical = match default.fusion {
+        Fusion::DenseLed { lexical_weight } => lexical_weight,
+        _ => 0.0,
+    };
+    let tuned_weight = best.map(|(_, w, _)| w).unwrap_or(product_lexical);
+    let tuned_sentences = best.map(|(_, _, s)| s).unwrap_or(default.sentence_rank_weight);
     let tuned = IndexOptions {
         fusion: Fusion::DenseLed { lexical_weight: tuned_weight },
         sentence_rank_weight: tuned_sentences,
         ..default
     };
     let mut tuned_bar = bar;
-    if embedder.is_some() {
+    if embedder.is_some() && !quick {
         let runs: Vec<_> = tasks
             .iter()
             .map(|t| {
@@ -447,6 +456,7 @@ fn external_eval(dir: &Path, embedder: Option<&dyn Embedder>) -> Res<Value> {
         (Retriever { name: "dense (chunks)", mode: Mode::Dense, options: plain }, bar),
         (Retriever { name: "dense, sentence ranks", mode: Mode::Dense, options: IndexOptions { sentence_rank_weight: 1.0, ..default } }, bar),
         (Retriever { name: "before (l=0.2, chunks)", mode: Mode::Hybrid, options: before }, bar),
+        (Retriever { name: "until 2026-11-26 (l=0.02, s=0.5)", mode: Mode::Hybrid, options: IndexOptions { fusion: Fusion::DenseLed { lexical_weight: 0.02 }, sentence_rank_weight: 0.5, ..default } }, bar),
         (Retriever { name: "default", mode: Mode::Hybrid, options: default }, bar),
     ];
     if format!("{:?}", tuned.fusion) != format!("{:?}", default.fusion)
@@ -500,7 +510,7 @@ fn external_eval(dir: &Path, embedder: Option<&dyn Embedder>) -> Res<Value> {
             rule.push(json!({"retriever": r.name, "at_or_above_dense_everywhere": under.is_empty(), "under": under}));
         }
     }
-    let band = match memo.as_ref() {
+    let band = match memo.as_ref().filter(|_| !quick) {
         Some(m) => band_eval(&tasks, m)?,
         None => Value::Null,
     };
