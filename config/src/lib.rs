@@ -43,6 +43,8 @@ pub struct Settings {
     pub database_statement_timeout_ms: u64,
     /// SQLite `synchronous = FULL` instead of NORMAL.
     pub sqlite_synchronous_full: bool,
+    /// SQLite: the WAL size at which its tail is caught up so that it starts over.
+    pub sqlite_wal_restart_bytes: u64,
     pub public_url: String,
     /// HTTP worker threads (each an event loop serving connections); 0 = one per core but one.
     pub workers: usize,
@@ -337,6 +339,7 @@ impl std::fmt::Debug for Settings {
             .field("database_recycle_timeout_ms", &self.database_recycle_timeout_ms)
             .field("database_statement_timeout_ms", &self.database_statement_timeout_ms)
             .field("sqlite_synchronous_full", &self.sqlite_synchronous_full)
+            .field("sqlite_wal_restart_bytes", &self.sqlite_wal_restart_bytes)
             .field("public_url", &self.public_url)
             .field("workers", &self.workers)
             .field("auth", &self.auth)

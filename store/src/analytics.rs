@@ -253,6 +253,8 @@ struct ResponseRow {
 impl Store {
     /// The bot's figures per bucket and over all of them.
     pub async fn analytics(&self, bot_id: &str, buckets: &Buckets) -> StoreResult<Analytics> {
+        // The message writer keeps the newest slot counts until a reader asks.
+        self.counters_current().await;
         let dialect = Dialect(self.backend());
         let (from, to, from_epoch, width) = (buckets.from, buckets.to(), buckets.start_epoch(), buckets.width_secs.max(1));
         let counts_sql = dialect.counts();

@@ -54,6 +54,9 @@ pub struct PoolOptions {
     pub statement: std::time::Duration,
     /// SQLite: sync every commit to disk (`synchronous = FULL`).
     pub sqlite_full_sync: bool,
+    /// SQLite: the WAL is started over once it holds this many bytes (see the checkpoint
+    /// thread in `writer::sqlite`); 0 = after every checkpoint.
+    pub sqlite_wal_restart_bytes: u64,
 }
 
 impl PoolOptions {
@@ -67,6 +70,7 @@ impl PoolOptions {
             recycle: Duration::from_secs(2),
             statement: Duration::from_secs(30),
             sqlite_full_sync: false,
+            sqlite_wal_restart_bytes: DEFAULT_WAL_RESTART_BYTES,
         }
     }
 
@@ -80,6 +84,7 @@ impl PoolOptions {
             recycle: Duration::from_millis(settings.database_recycle_timeout_ms),
             statement: Duration::from_millis(settings.database_statement_timeout_ms),
             sqlite_full_sync: settings.sqlite_synchronous_full,
+            sqlite_wal_restart_bytes: settings.sqlite_wal_restart_bytes,
         }
     }
 
@@ -100,6 +105,9 @@ impl PoolOptions {
 
 /// Messages that may wait for the writer before new ones are refused as busy.
 pub const DEFAULT_WRITER_QUEUE: usize = 4096;
+
+/// `sqlite_wal_restart_bytes` in `config/default.toml`.
+pub const DEFAULT_WAL_RESTART_BYTES: u64 = 32 << 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
@@ -211,7 +219,7 @@ impl Store {
             .build()
             .map_err(|e| StoreError::Connection(e.to_string()))?;
         let sqlite_writer: std::sync::Arc<tokio::sync::Mutex<()>> = Default::default();
-        let writer = crate::writer::sqlite::start(path.to_path_buf(), pragmas, options.writer_queue, sqlite_writer.clone())?;
+        let writer = crate::writer::sqlite::start(path.to_path_buf(), pragmas, &options, sqlite_writer.clone())?;
         let store =
             Store { pools: Pools::Sqlite(pool), default_plan: "free".into(), sqlite_writer, writer, call_bound: options.call_bound() };
         store.ping().await?;

@@ -331,8 +331,9 @@ diesel::table! {
 
 diesel::table! {
     /// Answers given without knowledge behind them, with the question (analytics). The
-    /// per-slot message counts beside it (`message_counts`) are kept by triggers and read by
-    /// raw SQL only (`analytics.rs`), so they have no table here.
+    /// per-slot message counts beside it (`message_counts`, with `message_counts_through`) are
+    /// kept by the message writer and triggers and used by raw SQL only (`analytics.rs`,
+    /// `writer/counters.rs`), so they have no table here.
     refused_answers (id) {
         id -> Text,
         bot_id -> Text,

@@ -220,6 +220,26 @@ impl Store {
             .await)?)
     }
 
+    /// A bot's per-slot message counts as stored (`message_counts`), summed per author,
+    /// without asking the writer for what it keeps.
+    pub async fn stored_message_counts(&self, bot_id: &str) -> StoreResult<Vec<(String, i64)>> {
+        use diesel::sql_types::Text;
+        use diesel_async::RunQueryDsl;
+        #[derive(diesel::QueryableByName)]
+        struct Row {
+            #[diesel(sql_type = Text)]
+            role: String,
+            #[diesel(sql_type = diesel::sql_types::BigInt)]
+            n: i64,
+        }
+        let sql = match self.backend() {
+            Backend::Sqlite => "SELECT role, CAST(SUM(count) AS BIGINT) AS n FROM message_counts WHERE bot_id = ?1 GROUP BY role ORDER BY role",
+            Backend::Postgres => "SELECT role, CAST(SUM(count) AS BIGINT) AS n FROM message_counts WHERE bot_id = $1 GROUP BY role ORDER BY role",
+        };
+        let rows: Vec<Row> = db_run!(self, |conn| diesel::sql_query(sql).bind::<Text, _>(bot_id).load(conn).await)?;
+        Ok(rows.into_iter().filter(|r| r.n != 0).map(|r| (r.role, r.n)).collect())
+    }
+
     /// Zeroes a session's counters, as a crash between its messages' commit and the counters'
     /// flush would leave them.
     pub async fn lose_counters(&self, session_id: &str) -> StoreResult<()> {
@@ -326,7 +346,10 @@ pub const SEEDED_MESSAGES_PER_CONVERSATION: i64 = 10;
 impl Store {
     /// Seeds `messages` messages for `bot_id` spread evenly over the `days` before `now`, in
     /// SQL (the analytics benchmark: a million rows in seconds rather than through the writer).
-    /// Triggers keep `message_counts` as they do for the writer's inserts.
+    /// The writer's slot counts (`message_counts`) are added here in one statement. Message ids
+    /// start `00000000-seed-m-`, so they sort before every id the writer makes (UUIDv7): its
+    /// catch-up after a crash, which counts the messages past its last counted id, never
+    /// counts them twice.
     pub async fn seed_analytics(&self, bot_id: &str, messages: i64, days: i64, now: chrono::NaiveDateTime) -> StoreResult<()> {
         use diesel::sql_types::{BigInt, Text};
         use diesel_async::RunQueryDsl;
@@ -370,7 +393,7 @@ impl Store {
         );
         let message_sql = format!(
             "{with} {n}, {k} INSERT INTO chat_messages (id, session_id, seq, role, content, is_agent, is_error, sources, created_at) \
-             SELECT 'seed-m-' || n.i || '-' || k.i, 'seed-s-' || n.i, k.i + 1, \
+             SELECT '{SEEDED_MESSAGE}' || n.i || '-' || k.i, 'seed-s-' || n.i, k.i + 1, \
                CASE WHEN k.i % 2 = 0 THEN 'user' WHEN {handoff} AND k.i >= 5 THEN 'agent' ELSE 'bot' END, \
                'A seeded message of about the length of a real one, asking or answering something.', \
                CASE WHEN k.i % 2 = 1 AND {handoff} AND k.i >= 5 THEN {t} ELSE {f} END, {f}, '[]', {at} FROM n, k WHERE {bot} <> ''",
@@ -382,7 +405,7 @@ impl Store {
         );
         let refused_sql = format!(
             "{with} {n} INSERT INTO refused_answers (id, bot_id, session_id, message_id, question, question_key, created_at) \
-             SELECT 'seed-r-' || n.i, {bot}, 'seed-s-' || n.i, 'seed-m-' || n.i || '-1', 'Seeded question ' || (n.i % 50) || '?', \
+             SELECT 'seed-r-' || n.i, {bot}, 'seed-s-' || n.i, '{SEEDED_MESSAGE}' || n.i || '-1', 'Seeded question ' || (n.i % 50) || '?', \
                'seeded question ' || (n.i % 50), {at} FROM n WHERE n.i % 5 = 0",
             n = rows("n", &count),
             at = at(&format!("{created} + 20")),
@@ -393,6 +416,17 @@ impl Store {
                'website_chat', '[]', 50, {at}, {at} FROM n WHERE n.i % 20 = 0",
             n = rows("n", &count),
             at = at(&format!("{created} + 40")),
+        );
+        let slot = if sqlite {
+            "CAST(strftime('%s', substr(m.created_at, 1, 19)) AS INTEGER) / 900"
+        } else {
+            "FLOOR(EXTRACT(EPOCH FROM m.created_at) / 900)::BIGINT"
+        };
+        let counts_sql = format!(
+            "INSERT INTO message_counts (bot_id, slot, role, count) \
+             SELECT s.bot_id, {slot}, m.role, COUNT(*) FROM chat_messages m JOIN chat_sessions s ON s.id = m.session_id \
+             WHERE s.bot_id = {bot} AND m.id LIKE '{SEEDED_MESSAGE}%' AND m.role IN ('user', 'bot', 'agent') GROUP BY 1, 2, 3 \
+             ON CONFLICT (bot_id, slot, role) DO UPDATE SET count = message_counts.count + excluded.count"
         );
         for sql in [session_sql, message_sql, refused_sql, leads_sql] {
             let sql = sql.as_str();
@@ -407,6 +441,14 @@ impl Store {
                 Ok(())
             })?;
         }
+        let counts_sql = counts_sql.as_str();
+        db_tx!(self, owned(bot_id, counts_sql), |conn| async move {
+            diesel::sql_query(counts_sql.as_str()).bind::<Text, _>(bot_id.as_str()).execute(conn).await?;
+            Ok(())
+        })?;
         Ok(())
     }
 }
+
+/// How seeded message ids start (see `Store::seed_analytics`).
+const SEEDED_MESSAGE: &str = "00000000-seed-m-";

@@ -25,6 +25,7 @@ on_both_backends!(
     transactions_survive_concurrent_single_writes,
     messages_saved_together_keep_their_order_and_fail_alone,
     session_counters_are_written_behind_and_recounted_after_a_crash,
+    slot_counts_are_written_behind_and_caught_up_after_a_crash,
     support_figures_come_from_the_sessions,
     data_survives_reopening,
     resolve_notes_are_kept_apart_from_the_visitors_feedback,
@@ -422,6 +423,59 @@ async fn session_counters_are_written_behind_and_recounted_after_a_crash(backend
     assert_eq!(store.stored_counters(&sid).await.unwrap(), (6, Some("m5".into())));
 }
 
+/// The messages per bot, slot and author that analytics reads are counted by the message
+/// writer and written with the session counters; a deleted conversation or bot takes its
+/// share off even before the writer has written it, and a start after a crash adds exactly
+/// the messages the last write missed.
+async fn slot_counts_are_written_behind_and_caught_up_after_a_crash(backend: Backend) {
+    use parley_store::chat::{NewMessage, Role};
+    let (db, store) = store(backend).await;
+    let owner = user(&store, "owner@x.co").await;
+    let b = bot(&store, &owner.id, "Chatty").await;
+    let sid = store.create_session(&b.id, "a").await.unwrap().id;
+    let started = std::time::Instant::now();
+    for role in [Role::User, Role::Bot, Role::User, Role::System, Role::Bot, Role::User] {
+        store.append_message(&sid, NewMessage::simple(role, "hello")).await.unwrap();
+    }
+    if started.elapsed() < std::time::Duration::from_millis(900) {
+        assert_eq!(store.stored_message_counts(&b.id).await.unwrap(), vec![], "kept by the writer, not yet written");
+    }
+    let expected = vec![("bot".to_string(), 2), ("user".to_string(), 3)];
+    store.session(&sid).await.unwrap();
+    assert_eq!(store.stored_message_counts(&b.id).await.unwrap(), expected, "written when a reader asks; system notes not counted");
+
+    // A conversation deleted before the writer wrote its counts leaves no trace in them.
+    let gone = store.create_session(&b.id, "b").await.unwrap().id;
+    store.append_message(&gone, NewMessage::simple(Role::User, "bye")).await.unwrap();
+    store.delete_session(&gone).await.unwrap();
+    store.session(&sid).await.unwrap();
+    assert_eq!(store.stored_message_counts(&b.id).await.unwrap(), expected);
+
+    // A bot deleted with counts still kept does not stop the next write.
+    let other = bot(&store, &owner.id, "Gone").await;
+    let other_sid = store.create_session(&other.id, "c").await.unwrap().id;
+    store.append_message(&other_sid, NewMessage::simple(Role::User, "hi")).await.unwrap();
+    store.delete_bot(&other.id).await.unwrap();
+    store.append_message(&sid, NewMessage::simple(Role::Agent, "m")).await.unwrap();
+    assert_eq!(store.session(&sid).await.unwrap().unwrap().message_count, 6);
+    let expected = vec![("agent".to_string(), 1), ("bot".to_string(), 2), ("user".to_string(), 3)];
+    assert_eq!(store.stored_message_counts(&b.id).await.unwrap(), expected);
+
+    if backend == Backend::Sqlite {
+        // What a crash leaves: two messages committed and not yet counted.
+        for role in [Role::Agent, Role::User] {
+            store.append_message(&sid, NewMessage::simple(role, "late")).await.unwrap();
+        }
+        let copy = db.crash_copy().await.unwrap();
+        let caught_up = vec![("agent".to_string(), 2), ("bot".to_string(), 2), ("user".to_string(), 4)];
+        let restarted = copy.open().await.unwrap();
+        assert_eq!(restarted.stored_message_counts(&b.id).await.unwrap(), caught_up, "caught up at start-up");
+        drop(restarted);
+        let again = copy.open().await.unwrap();
+        assert_eq!(again.stored_message_counts(&b.id).await.unwrap(), caught_up, "counted once, however often it starts");
+    }
+}
+
 /// The agent dashboard's figures: queue, active, resolved today and in all, satisfaction from
 /// ratings, response time from a request to the agent's first message.
 async fn support_figures_come_from_the_sessions(backend: Backend) {
@@ -645,11 +699,14 @@ async fn a_transaction_whose_caller_gives_up_still_ends_and_later_writes_are_kep
 /// Under steady writes the SQLite WAL starts over after checkpoints instead of growing with
 /// every commit: the checkpoint thread catches the tail a polite checkpoint leaves. Without
 /// that the file grows by every frame written (about linearly in time); with it, it reaches
-/// the size of a checkpoint period's frames and stays there.
+/// the size at which it is set to start over (`sqlite_wal_restart_bytes`, 1 MB here: reached
+/// well within the first two seconds) and a checkpoint period's frames, and stays there.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_sqlite_wal_starts_over_under_steady_writes() {
     use parley_store::chat::{NewMessage, Role};
-    let (db, store) = store(Backend::Sqlite).await;
+    let db = TestDb::new(Backend::Sqlite).await.unwrap();
+    let options = parley_store::PoolOptions { sqlite_wal_restart_bytes: 1 << 20, ..parley_store::PoolOptions::new(4) };
+    let store = Store::open_sqlite_with(&db.data_dir().join("parley.db"), options).await.unwrap();
     let owner = user(&store, "owner@x.co").await;
     let b = bot(&store, &owner.id, "Chatty").await;
     let mut sessions = Vec::new();

@@ -1,12 +1,19 @@
-//! The session counters the writer keeps between flushes, and the recount after a crash.
+//! The counters the writer keeps between flushes, and the catch-up after a crash.
 //!
-//! Each flush writes every kept counter and the flush's time (one row in
-//! `message_counter_flushes`) in one transaction. Every message saved after a flush has an id
-//! (UUIDv7) later than that time, so after a crash the sessions whose counters may be behind
-//! are exactly those with a message id past the last flush: they are recounted from their
-//! messages at start-up.
+//! Two kinds: each session's counters (message count, preview, last activity), and the
+//! messages per bot, 15-minute slot and author that analytics reads (`message_counts`). Each
+//! flush writes both, the flush's time (one row in `message_counter_flushes`) and the id of the
+//! last message counted (`message_counts_through`) in one transaction.
+//!
+//! After a crash: every message saved after a flush has an id (UUIDv7) later than that time,
+//! so the sessions whose counters may be behind are exactly those with a message id past the
+//! last flush, recounted from their messages at start-up (absolute values, so a margin is
+//! harmless). Slot counts are additions, so they need an exact line instead: ids are ordered
+//! within a process, and the messages past the last counted id are added once, with the line
+//! moved in the same transaction.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::NaiveDateTime;
@@ -59,17 +66,56 @@ impl Bump {
     }
 }
 
+/// A row of `message_counts`: bot, 15-minute slot (UTC seconds / 900), author.
+pub(crate) type SlotKey = (Arc<str>, i64, &'static str);
+
+/// The slot of `message_counts` a message saved at `at` counts in (the analytics migration's
+/// `strftime('%s', …) / 900` and `FLOOR(EXTRACT(EPOCH …) / 900)`: whole seconds, floored).
+pub(crate) fn slot_of(at: NaiveDateTime) -> i64 {
+    at.and_utc().timestamp().div_euclid(crate::analytics::SLOT_SECS)
+}
+
+/// Messages counted per slot and not yet written, and the last message they include.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(crate) struct Counted {
+    pub slots: HashMap<SlotKey, i64>,
+    /// The id of the newest message counted.
+    pub through: Option<String>,
+}
+
+impl Counted {
+    pub(crate) fn add(&mut self, key: SlotKey) {
+        *self.slots.entry(key).or_insert(0) += 1;
+    }
+
+    /// Adds a later batch's counts.
+    fn then(&mut self, later: &Counted) {
+        for (key, n) in &later.slots {
+            *self.slots.entry(key.clone()).or_insert(0) += n;
+        }
+        if later.through.is_some() {
+            self.through.clone_from(&later.through);
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.slots.is_empty() && self.through.is_none()
+    }
+}
+
 /// The counters kept since the last flush.
 #[derive(Default)]
 pub(crate) struct Kept {
     sessions: HashMap<String, Bump>,
+    counted: Counted,
     /// When the oldest kept change was made.
     since: Option<Instant>,
 }
 
 impl Kept {
     /// Keeps a committed batch's changes.
-    pub(crate) fn keep(&mut self, batch: &[(&str, Bump)]) {
+    pub(crate) fn keep(&mut self, batch: &[(&str, Bump)], counted: &Counted) {
+        self.counted.then(counted);
         for (id, bump) in batch {
             match self.sessions.get_mut(*id) {
                 Some(kept) => kept.then(bump),
@@ -89,7 +135,7 @@ impl Kept {
     }
 
     pub(crate) fn is_empty(&self) -> bool {
-        self.sessions.is_empty()
+        self.sessions.is_empty() && self.counted.is_empty()
     }
 
     /// Whether the kept counters should be written with the next transaction.
@@ -119,9 +165,17 @@ impl Kept {
         out
     }
 
+    /// The kept slot counts followed by a batch's: what a flush writes.
+    pub(crate) fn counted_with(&self, batch: &Counted) -> Counted {
+        let mut out = self.counted.clone();
+        out.then(batch);
+        out
+    }
+
     /// Forgets what a committed flush wrote.
     pub(crate) fn flushed(&mut self) {
         self.sessions.clear();
+        self.counted = Counted::default();
         self.since = None;
     }
 }
@@ -160,28 +214,55 @@ pub(crate) fn recount_sql(later_of: &str) -> String {
     )
 }
 
+/// Moves the line of counted messages (`$1`: the newest counted id).
+pub(crate) const RECORD_THROUGH: &str = "UPDATE message_counts_through SET message_id = $1 WHERE id = 1";
+
+/// Adds the messages past the line of counted ones to their slots. `slot` is the backend's
+/// slot of `m.created_at` (as in the analytics migration).
+fn catch_up_sql(slot: &str) -> String {
+    format!(
+        "INSERT INTO message_counts (bot_id, slot, role, count) \
+         SELECT s.bot_id, {slot}, m.role, COUNT(*) FROM chat_messages m JOIN chat_sessions s ON s.id = m.session_id \
+         WHERE m.id > (SELECT message_id FROM message_counts_through WHERE id = 1) AND m.role IN {SHOWN_ROLES} \
+         GROUP BY 1, 2, 3 \
+         ON CONFLICT (bot_id, slot, role) DO UPDATE SET count = message_counts.count + excluded.count"
+    )
+}
+
+/// Moves the line past every message saved (after `catch_up_sql`, in its transaction).
+const CAUGHT_UP: &str = "UPDATE message_counts_through SET message_id = (SELECT MAX(id) FROM chat_messages) \
+     WHERE id = 1 AND (SELECT MAX(id) FROM chat_messages) > message_id";
+
 /// Brings the counters up to date after an unclean stop: run at start-up, before the writer.
 /// Returns how many sessions were recounted. (One body per backend: diesel's raw queries are
 /// typed by their connection.)
 pub(crate) fn reconcile_sqlite(conn: &mut diesel::SqliteConnection) -> diesel::QueryResult<usize> {
     use diesel::RunQueryDsl;
-    let last: Vec<LastFlush> = diesel::sql_query(LAST_FLUSH).load(conn)?;
-    match last.first() {
-        // Never flushed: the counters were written with every message until now.
-        None => Ok(0),
-        Some(last) => diesel::sql_query(recount_sql("max")).bind::<diesel::sql_types::Text, _>(first_id_after(last.flushed_at)).execute(conn),
-    }
+    conn.immediate_transaction(|conn| {
+        diesel::sql_query(catch_up_sql("CAST(strftime('%s', substr(m.created_at, 1, 19)) AS INTEGER) / 900")).execute(conn)?;
+        diesel::sql_query(CAUGHT_UP).execute(conn)?;
+        let last: Vec<LastFlush> = diesel::sql_query(LAST_FLUSH).load(conn)?;
+        match last.first() {
+            // Never flushed: the counters were written with every message until now.
+            None => Ok(0),
+            Some(last) => diesel::sql_query(recount_sql("max")).bind::<diesel::sql_types::Text, _>(first_id_after(last.flushed_at)).execute(conn),
+        }
+    })
 }
 
 pub(crate) fn reconcile_pg(
     conn: &mut diesel_async::async_connection_wrapper::AsyncConnectionWrapper<diesel_async::AsyncPgConnection>,
 ) -> diesel::QueryResult<usize> {
-    use diesel::RunQueryDsl;
-    let last: Vec<LastFlush> = diesel::sql_query(LAST_FLUSH).load(conn)?;
-    match last.first() {
-        None => Ok(0),
-        Some(last) => diesel::sql_query(recount_sql("GREATEST")).bind::<diesel::sql_types::Text, _>(first_id_after(last.flushed_at)).execute(conn),
-    }
+    use diesel::{Connection, RunQueryDsl};
+    conn.transaction(|conn| {
+        diesel::sql_query(catch_up_sql("FLOOR(EXTRACT(EPOCH FROM m.created_at) / 900)::BIGINT")).execute(conn)?;
+        diesel::sql_query(CAUGHT_UP).execute(conn)?;
+        let last: Vec<LastFlush> = diesel::sql_query(LAST_FLUSH).load(conn)?;
+        match last.first() {
+            None => Ok(0),
+            Some(last) => diesel::sql_query(recount_sql("GREATEST")).bind::<diesel::sql_types::Text, _>(first_id_after(last.flushed_at)).execute(conn),
+        }
+    })
 }
 
 #[cfg(test)]
@@ -201,8 +282,8 @@ mod tests {
         let system_only = Bump { count: 7, last: None, at: t(9) };
         let mut kept = Kept::default();
         assert!(kept.time_left().is_none());
-        kept.keep(&[("s1", a.clone()), ("s2", system_only.clone())]);
-        kept.keep(&[("s1", b)]);
+        kept.keep(&[("s1", a.clone()), ("s2", system_only.clone())], &Counted::default());
+        kept.keep(&[("s1", b)], &Counted::default());
         assert_eq!(kept.count_of("s1"), Some(3));
         assert_eq!(kept.count_of("s3"), None);
         let batch = [("s2", Bump { count: 8, ..a }), ("s3", system_only)];
@@ -215,6 +296,42 @@ mod tests {
         assert!(!kept.due(), "just kept");
         kept.flushed();
         assert!(kept.is_empty() && kept.time_left().is_none());
+    }
+
+    #[test]
+    fn slot_counts_add_up_and_the_line_moves_to_the_newest() {
+        let bot: Arc<str> = "bot-1".into();
+        let mut first = Counted::default();
+        first.add((bot.clone(), 7, "user"));
+        first.add((bot.clone(), 7, "user"));
+        first.through = Some("a".into());
+        let mut second = Counted::default();
+        second.add((bot.clone(), 7, "user"));
+        second.add((bot.clone(), 8, "bot"));
+        second.through = Some("b".into());
+        let mut kept = Kept::default();
+        kept.keep(&[("s1", Bump::at(t(0)))], &first);
+        let mut third = Counted::default();
+        third.add((bot.clone(), 8, "bot"));
+        let all = kept.counted_with(&third);
+        assert_eq!(all.slots.get(&(bot.clone(), 7, "user")), Some(&2));
+        assert_eq!(all.slots.get(&(bot.clone(), 8, "bot")), Some(&1));
+        assert_eq!(all.through.as_deref(), Some("a"), "a batch with no id keeps the line");
+        kept.keep(&[("s1", Bump::at(t(1)))], &second);
+        let all = kept.counted_with(&Counted::default());
+        assert_eq!(all.slots.get(&(bot.clone(), 7, "user")), Some(&3));
+        assert_eq!(all.through.as_deref(), Some("b"));
+        kept.flushed();
+        assert!(kept.is_empty());
+        assert!(kept.counted_with(&Counted::default()).is_empty());
+    }
+
+    #[test]
+    fn slots_are_whole_quarter_hours_of_utc_seconds() {
+        let at = |s: &str| NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%.f").unwrap();
+        assert_eq!(slot_of(at("2026-11-26 10:14:59.999")), slot_of(at("2026-11-26 10:00:00.000")));
+        assert_eq!(slot_of(at("2026-11-26 10:15:00.000")), slot_of(at("2026-11-26 10:00:00.000")) + 1);
+        assert_eq!(slot_of(at("1970-01-01 00:15:00")), 1);
     }
 
     #[test]

@@ -16,7 +16,9 @@
 //! per flush instead of one per message batch, and the sessions index on (bot, last activity)
 //! stops moving with every message. Each flush records its time; a start after a crash
 //! recounts the sessions with messages since the last flush (`counters::reconcile_*`), so the
-//! counters lose nothing the messages table kept.
+//! counters lose nothing the messages table kept. The messages per bot and 15-minute slot that
+//! analytics reads are kept the same way (`counters::Counted`), so a commit writes the
+//! message's own pages and nothing else.
 //!
 //! SQLite: a dedicated thread owns a plain (synchronous) connection, so a batch is one hop, not
 //! one per statement. It never checkpoints the WAL itself (a checkpoint copies pages and syncs
@@ -36,6 +38,7 @@ pub(crate) mod postgres;
 pub(crate) mod sqlite;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use chrono::NaiveDateTime;
 use tokio::sync::{mpsc, oneshot};
@@ -43,7 +46,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::chat::{NewMessage, Role};
 use crate::models::ChatMessage;
 use crate::{StoreError, StoreResult};
-use counters::Bump;
+use counters::{slot_of, Bump, Counted};
 
 /// A new message id: time-ordered, so consecutive inserts share index pages.
 fn new_message_id() -> String {
@@ -60,12 +63,13 @@ const MAX_BATCH: usize = 512;
 /// of each reads its tail once).
 const TAIL_MEMORY: usize = 100_000;
 
-/// What the writer remembers of a session it has written to: its last message's `seq` and
-/// its count of shown messages.
-#[derive(Debug, Clone, Copy, Default)]
+/// What the writer remembers of a session it has written to: its last message's `seq`, its
+/// count of shown messages and its bot (for the slot counts).
+#[derive(Debug, Clone, Default)]
 struct Tail {
     seq: i64,
     shown: i32,
+    bot: Option<Arc<str>>,
 }
 
 type Tails = HashMap<String, Tail>;
@@ -147,11 +151,12 @@ impl Turn {
     }
 }
 
-/// What a batch writes, worked out before touching the database: its rows, and each session's
-/// share of the counters, in the order the sessions first appear.
+/// What a batch writes, worked out before touching the database: its rows, each session's
+/// share of the counters, in the order the sessions first appear, and its slot counts.
 struct Plan<'a> {
     rows: Vec<ChatMessage>,
     bumps: Vec<(&'a str, Bump)>,
+    counted: Counted,
 }
 
 fn shown(role: Role) -> bool {
@@ -182,10 +187,14 @@ fn plan<'a>(jobs: &'a [MessageJob], tails: &mut Tails, now: NaiveDateTime) -> St
     let mut rows = Vec::with_capacity(jobs.len());
     let mut bumps: Vec<(&'a str, Bump)> = Vec::new();
     let mut index: HashMap<&'a str, usize> = HashMap::new();
+    let mut counted = Counted::default();
     for job in jobs {
         let tail = tails.get_mut(&job.session_id).ok_or(StoreError::NotFound)?;
         tail.seq += 1;
         rows.push(row(&job.session_id, tail.seq, &job.new, now)?);
+        if let (true, Some(bot)) = (shown(job.new.role), &tail.bot) {
+            counted.add((bot.clone(), slot_of(now), job.new.role.as_str()));
+        }
         let i = *index.entry(job.session_id.as_str()).or_insert_with(|| {
             bumps.push((job.session_id.as_str(), Bump::at(now)));
             bumps.len() - 1
@@ -198,7 +207,8 @@ fn plan<'a>(jobs: &'a [MessageJob], tails: &mut Tails, now: NaiveDateTime) -> St
             bump.count = tail.shown;
         }
     }
-    Ok(Plan { rows, bumps })
+    counted.through = rows.last().map(|r| r.id.clone());
+    Ok(Plan { rows, bumps, counted })
 }
 
 /// Answers every job of a batch with its saved message, or all with the batch's error.
@@ -225,18 +235,20 @@ fn remember(tails: &mut Tails) {
 }
 
 /// The tails of the sessions a batch writes to that the writer does not remember, from their
-/// stored last `seq` and count; a count the writer keeps unwritten is newer than the stored
-/// one. `maxes` and `counts` are what the database holds for `unknown`.
-fn fill_tails(tails: &mut Tails, unknown: &[&str], maxes: Vec<(String, Option<i64>)>, counts: Vec<(String, i32)>, kept: &counters::Kept) {
+/// stored last `seq`, count and bot; a count the writer keeps unwritten is newer than the
+/// stored one. `maxes` and `sessions` are what the database holds for `unknown`.
+fn fill_tails(tails: &mut Tails, unknown: &[&str], maxes: Vec<(String, Option<i64>)>, sessions: Vec<(String, i32, String)>, kept: &counters::Kept) {
     for s in unknown {
         tails.insert((*s).to_string(), Tail::default());
     }
     for (s, max) in maxes {
         tails.entry(s).or_default().seq = max.unwrap_or(0);
     }
-    for (s, count) in counts {
+    for (s, count, bot) in sessions {
         let shown = kept.count_of(&s).unwrap_or(count);
-        tails.entry(s).or_default().shown = shown;
+        let tail = tails.entry(s).or_default();
+        tail.shown = shown;
+        tail.bot = Some(bot.into());
     }
 }
 
@@ -259,7 +271,7 @@ impl CloneFor for Tails {
         let mut out = HashMap::new();
         for job in jobs {
             if let Some(tail) = self.get(&job.session_id) {
-                out.insert(job.session_id.clone(), *tail);
+                out.insert(job.session_id.clone(), tail.clone());
             }
         }
         out

@@ -2,13 +2,13 @@
 
 
 use diesel::prelude::*;
-use diesel::sql_types::{Array, Integer, Nullable, Text, Timestamp};
+use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Timestamp};
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::scoped_futures::ScopedFutureExt as _;
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
 use tokio::sync::mpsc;
 
-use super::counters::{Bump, Kept, RECORD_FLUSH};
+use super::counters::{Bump, Counted, Kept, RECORD_FLUSH, RECORD_THROUGH};
 use super::{answer, fill_tails, plan, remember, vanished_session, CloneFor, Job, MessageJob, Tails, Turn, Writer};
 use crate::models::ChatMessage;
 use crate::schema::{chat_messages, chat_sessions};
@@ -92,8 +92,9 @@ async fn flush(pool: &Pool<AsyncPgConnection>, kept: &mut Kept) {
         Ok(mut conn) => {
             let now = time::now();
             let changes = kept.with(&[]);
-            let changes = &changes;
-            conn.transaction::<_, StoreError, _>(|conn| async move { write_counters(conn, changes, now).await }.scope_boxed()).await
+            let counted = kept.counted_with(&Counted::default());
+            let (changes, counted) = (&changes, &counted);
+            conn.transaction::<_, StoreError, _>(|conn| async move { write_counters(conn, changes, counted, now).await }.scope_boxed()).await
         }
         Err(e) => Err(StoreError::Connection(e.to_string())),
     };
@@ -120,17 +121,17 @@ async fn write(conn: &mut AsyncPgConnection, jobs: &[MessageJob], tails: &mut Ta
                         .select((chat_messages::session_id, diesel::dsl::max(chat_messages::seq)))
                         .load(conn)
                         .await?;
-                    let counts: Vec<(String, i32)> = chat_sessions::table
+                    let sessions: Vec<(String, i32, String)> = chat_sessions::table
                         .filter(chat_sessions::id.eq_any(&unknown))
-                        .select((chat_sessions::id, chat_sessions::message_count))
+                        .select((chat_sessions::id, chat_sessions::message_count, chat_sessions::bot_id))
                         .load(conn)
                         .await?;
-                    fill_tails(batch_tails, &unknown, maxes, counts, kept_now);
+                    fill_tails(batch_tails, &unknown, maxes, sessions, kept_now);
                 }
                 let plan = plan(jobs, batch_tails, now)?;
                 diesel::insert_into(chat_messages::table).values(&plan.rows).execute(conn).await.map_err(vanished_session)?;
                 if with_counters {
-                    write_counters(conn, &kept_now.with(&plan.bumps), now).await?;
+                    write_counters(conn, &kept_now.with(&plan.bumps), &kept_now.counted_with(&plan.counted), now).await?;
                 }
                 Ok(plan)
             }
@@ -142,14 +143,16 @@ async fn write(conn: &mut AsyncPgConnection, jobs: &[MessageJob], tails: &mut Ta
     if with_counters {
         kept.flushed();
     } else {
-        kept.keep(&plan.bumps);
+        kept.keep(&plan.bumps, &plan.counted);
     }
     Ok(plan.rows)
 }
 
-/// Every session's counters in one statement (not one round trip each), and the flush's time.
-/// A session deleted since its messages were saved has nothing left to count.
-async fn write_counters(conn: &mut AsyncPgConnection, changes: &[(&str, Bump)], now: chrono::NaiveDateTime) -> StoreResult<()> {
+/// Every session's counters in one statement (not one round trip each), the slot counts in
+/// another, and the flush's time. A session deleted since its messages were saved has nothing
+/// left to count, nor a bot deleted since its figures (its rows are locked against a delete
+/// until the commit, so the foreign key cannot fail the flush).
+async fn write_counters(conn: &mut AsyncPgConnection, changes: &[(&str, Bump)], counted: &Counted, now: chrono::NaiveDateTime) -> StoreResult<()> {
     let ids: Vec<&str> = changes.iter().map(|(id, _)| *id).collect();
     let counts: Vec<i32> = changes.iter().map(|(_, b)| b.count).collect();
     let lasts: Vec<Option<&str>> = changes.iter().map(|(_, b)| b.last.as_deref()).collect();
@@ -165,6 +168,27 @@ async fn write_counters(conn: &mut AsyncPgConnection, changes: &[(&str, Bump)], 
     .bind::<Array<Timestamp>, _>(&ats)
     .execute(conn)
     .await?;
+    if !counted.slots.is_empty() {
+        let bots: Vec<&str> = counted.slots.keys().map(|(bot, _, _)| &**bot).collect();
+        let slots: Vec<i64> = counted.slots.keys().map(|(_, slot, _)| *slot).collect();
+        let roles: Vec<&str> = counted.slots.keys().map(|(_, _, role)| *role).collect();
+        let ns: Vec<i64> = counted.slots.values().copied().collect();
+        diesel::sql_query(
+            "INSERT INTO message_counts (bot_id, slot, role, count) \
+             SELECT b.id, v.slot, v.role, v.n FROM unnest($1::text[], $2::int8[], $3::text[], $4::int8[]) AS v(bot, slot, role, n) \
+             JOIN bots b ON b.id = v.bot FOR KEY SHARE OF b \
+             ON CONFLICT (bot_id, slot, role) DO UPDATE SET count = message_counts.count + EXCLUDED.count",
+        )
+        .bind::<Array<Text>, _>(&bots)
+        .bind::<Array<BigInt>, _>(&slots)
+        .bind::<Array<Text>, _>(&roles)
+        .bind::<Array<BigInt>, _>(&ns)
+        .execute(conn)
+        .await?;
+    }
+    if let Some(through) = &counted.through {
+        diesel::sql_query(RECORD_THROUGH).bind::<Text, _>(through).execute(conn).await?;
+    }
     diesel::sql_query(RECORD_FLUSH).bind::<Timestamp, _>(now).execute(conn).await?;
     Ok(())
 }

@@ -7,7 +7,7 @@ use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use tokio::sync::mpsc;
 
-use super::counters::{Bump, Kept, RECORD_FLUSH};
+use super::counters::{Bump, Counted, Kept, RECORD_FLUSH, RECORD_THROUGH};
 use super::{answer, fill_tails, plan, remember, vanished_session, CloneFor, Job, MessageJob, Tails, Turn, Writer};
 use crate::models::ChatMessage;
 use crate::schema::{chat_messages, chat_sessions};
@@ -26,7 +26,7 @@ diesel::define_sql_function! {
 type TurnLock = Arc<tokio::sync::Mutex<()>>;
 
 /// Starts the writer thread on the database at `path`, and its checkpoint thread.
-pub(crate) fn start(path: PathBuf, pragmas: &'static str, capacity: usize, turn: TurnLock) -> StoreResult<Writer> {
+pub(crate) fn start(path: PathBuf, pragmas: &'static str, options: &crate::PoolOptions, turn: TurnLock) -> StoreResult<Writer> {
     let open = |path: &PathBuf| -> StoreResult<SqliteConnection> {
         let mut conn = SqliteConnection::establish(&path.to_string_lossy()).map_err(|e| StoreError::Connection(e.to_string()))?;
         conn.batch_execute(pragmas)?;
@@ -40,7 +40,8 @@ pub(crate) fn start(path: PathBuf, pragmas: &'static str, capacity: usize, turn:
         .enable_time()
         .build()
         .map_err(|e| StoreError::Connection(format!("message writer: {e}")))?;
-    let (tx, rx) = mpsc::channel(capacity.max(1));
+    let (tx, rx) = mpsc::channel(options.writer_queue.max(1));
+    let restart_at = restart_frames(options.sqlite_wal_restart_bytes);
     // The checkpoint thread stops when the writer thread ends (it drops `alive`).
     let (alive, writer_gone) = std::sync::mpsc::channel::<()>();
     let checkpoint_turn = turn.clone();
@@ -53,7 +54,7 @@ pub(crate) fn start(path: PathBuf, pragmas: &'static str, capacity: usize, turn:
         .map_err(|e| StoreError::Connection(format!("message writer: {e}")))?;
     std::thread::Builder::new()
         .name("parley-checkpoint".into())
-        .spawn(move || checkpoint_until(checkpointer, &writer_gone, &checkpoint_turn))
+        .spawn(move || checkpoint_until(checkpointer, &writer_gone, &checkpoint_turn, restart_at))
         .map_err(|e| StoreError::Connection(format!("checkpoint thread: {e}")))?;
     Ok(Writer { tx })
 }
@@ -65,6 +66,18 @@ const WAL_FRAMES_RESTART: i64 = 65_536;
 /// Frames left behind by a polite checkpoint that the checkpoint thread copies while the
 /// writers wait their turn (a few MB: about a millisecond of copying and two syncs).
 const CATCH_UP_FRAMES: i64 = 4_096;
+
+/// Polite checkpoints run back to back, at most, to bring a long tail under `CATCH_UP_FRAMES`.
+const CATCH_UP_ROUNDS: usize = 4;
+
+/// Bytes of a WAL frame: a page (SQLite's default 4 KB) and its 24-byte header.
+const FRAME_BYTES: u64 = 4096 + 24;
+
+/// The WAL size, in frames, at which the checkpoint thread catches its tail up so that it
+/// starts over (`sqlite_wal_restart_bytes`), below the forced restart.
+fn restart_frames(bytes: u64) -> i64 {
+    i64::try_from(bytes / FRAME_BYTES).unwrap_or(i64::MAX).min(WAL_FRAMES_RESTART)
+}
 
 #[derive(QueryableByName)]
 struct CheckpointResult {
@@ -93,21 +106,35 @@ fn passive(conn: &mut SqliteConnection) -> Option<CheckpointResult> {
 /// writer appends while it copies and syncs), and the WAL starts over only once a checkpoint
 /// has copied everything; until then every commit appends to a growing file, and each new
 /// block costs the kernel an allocation and a zeroed page (a tenth of the writer's time in the
-/// relay profile). So when a short tail is left, the thread copies it again while the
-/// process's writers wait their turn (`turn`): the next commit starts the WAL over, on blocks
-/// that are allocated and cached. When the WAL has grown past `WAL_FRAMES_RESTART` anyway, one
+/// relay profile). So when a short tail is left and the WAL holds `restart_at` frames or
+/// more, the thread copies it again while the process's writers wait their turn (`turn`): the
+/// next commit starts the WAL over, on blocks that are allocated and cached. Each catch-up
+/// holds messages back for its two disk syncs, so it waits until the WAL is worth restarting
+/// rather than running with every checkpoint. When the WAL has grown past `WAL_FRAMES_RESTART` anyway, one
 /// RESTART checkpoint (it waits for the writer's current transaction, copies everything and
 /// starts the WAL over).
-fn checkpoint_until(mut conn: SqliteConnection, writer_gone: &std::sync::mpsc::Receiver<()>, turn: &TurnLock) {
+fn checkpoint_until(mut conn: SqliteConnection, writer_gone: &std::sync::mpsc::Receiver<()>, turn: &TurnLock, restart_at: i64) {
     while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = writer_gone.recv_timeout(CHECKPOINT_EVERY) {
-        let Some(done) = passive(&mut conn) else { continue };
+        let Some(mut done) = passive(&mut conn) else { continue };
+        // A checkpoint that took long (a busy machine, a slow sync) leaves the frames written
+        // meanwhile: copying them at once leaves fewer, and the tail shrinks round by round
+        // while copying outpaces the writer, instead of growing by a whole period each time.
+        for _ in 0..CATCH_UP_ROUNDS {
+            if done.busy != 0 || done.log - done.checkpointed <= CATCH_UP_FRAMES || done.log < restart_at {
+                break;
+            }
+            match passive(&mut conn) {
+                Some(next) => done = next,
+                None => break,
+            }
+        }
         if done.busy != 0 || done.log <= 0 {
             continue;
         }
         // Even a checkpoint that reached the end is behind again by the time it returns (the
         // writer committed meanwhile); the WAL starts over only when a commit begins with
         // nothing left to copy, so the short tail is copied with the writers held back.
-        if done.log - done.checkpointed <= CATCH_UP_FRAMES {
+        if done.log - done.checkpointed <= CATCH_UP_FRAMES && done.log >= restart_at {
             let guard = turn.blocking_lock();
             passive(&mut conn);
             drop(guard);
@@ -195,7 +222,8 @@ fn flush(conn: &mut SqliteConnection, kept: &mut Kept, turn: &TurnLock) {
     }
     let guard = turn.blocking_lock();
     let now = time::now();
-    let written = conn.immediate_transaction::<_, StoreError, _>(|conn| write_counters(conn, &kept.with(&[]), now));
+    let none = Counted::default();
+    let written = conn.immediate_transaction::<_, StoreError, _>(|conn| write_counters(conn, &kept.with(&[]), &kept.counted_with(&none), now));
     drop(guard);
     match written {
         Ok(()) => kept.flushed(),
@@ -217,16 +245,18 @@ fn write(conn: &mut SqliteConnection, jobs: &[MessageJob], tails: &mut Tails, ke
                 .group_by(chat_messages::session_id)
                 .select((chat_messages::session_id, diesel::dsl::max(chat_messages::seq)))
                 .load(conn)?;
-            let counts: Vec<(String, i32)> =
-                chat_sessions::table.filter(chat_sessions::id.eq_any(&unknown)).select((chat_sessions::id, chat_sessions::message_count)).load(conn)?;
-            fill_tails(&mut batch_tails, &unknown, maxes, counts, kept_now);
+            let sessions: Vec<(String, i32, String)> = chat_sessions::table
+                .filter(chat_sessions::id.eq_any(&unknown))
+                .select((chat_sessions::id, chat_sessions::message_count, chat_sessions::bot_id))
+                .load(conn)?;
+            fill_tails(&mut batch_tails, &unknown, maxes, sessions, kept_now);
         }
         let plan = plan(jobs, &mut batch_tails, now)?;
         for row in &plan.rows {
             insert_message(conn, row).map_err(vanished_session)?;
         }
         if with_counters {
-            write_counters(conn, &kept_now.with(&plan.bumps), now)?;
+            write_counters(conn, &kept_now.with(&plan.bumps), &kept_now.counted_with(&plan.counted), now)?;
         }
         Ok(plan)
     });
@@ -235,14 +265,21 @@ fn write(conn: &mut SqliteConnection, jobs: &[MessageJob], tails: &mut Tails, ke
     if with_counters {
         kept.flushed();
     } else {
-        kept.keep(&plan.bumps);
+        kept.keep(&plan.bumps, &plan.counted);
     }
     Ok(plan.rows)
 }
 
-/// Writes each session's counters to its row and records the flush. A session deleted since its
-/// messages were saved has nothing left to count.
-fn write_counters(conn: &mut SqliteConnection, changes: &[(&str, Bump)], now: chrono::NaiveDateTime) -> StoreResult<()> {
+/// Adds kept counts to a slot of a bot that still exists (bot, slot, role, count): a bot
+/// deleted since has no figures left to add to. (Numbered `?n`: SQLite numbers `$n` in the
+/// order they appear, not by their digits.)
+const ADD_TO_SLOT: &str = "INSERT INTO message_counts (bot_id, slot, role, count) \
+     SELECT id, ?2, ?3, ?4 FROM bots WHERE id = ?1 \
+     ON CONFLICT (bot_id, slot, role) DO UPDATE SET count = message_counts.count + excluded.count";
+
+/// Writes each session's counters to its row, the slot counts, and records the flush. A
+/// session deleted since its messages were saved has nothing left to count.
+fn write_counters(conn: &mut SqliteConnection, changes: &[(&str, Bump)], counted: &Counted, now: chrono::NaiveDateTime) -> StoreResult<()> {
     use chat_sessions::dsl as s;
     for (id, bump) in changes {
         let target = chat_sessions::table.find(*id);
@@ -252,6 +289,17 @@ fn write_counters(conn: &mut SqliteConnection, changes: &[(&str, Bump)], now: ch
                 .execute(conn)?,
             None => diesel::update(target).set((s::message_count.eq(bump.count), s::updated_at.eq(later_of(s::updated_at, bump.at)))).execute(conn)?,
         };
+    }
+    for ((bot, slot, role), n) in &counted.slots {
+        diesel::sql_query(ADD_TO_SLOT)
+            .bind::<diesel::sql_types::Text, _>(&**bot)
+            .bind::<diesel::sql_types::BigInt, _>(*slot)
+            .bind::<diesel::sql_types::Text, _>(*role)
+            .bind::<diesel::sql_types::BigInt, _>(*n)
+            .execute(conn)?;
+    }
+    if let Some(through) = &counted.through {
+        diesel::sql_query(RECORD_THROUGH).bind::<diesel::sql_types::Text, _>(through).execute(conn)?;
     }
     diesel::sql_query(RECORD_FLUSH).bind::<diesel::sql_types::Timestamp, _>(now).execute(conn)?;
     Ok(())
