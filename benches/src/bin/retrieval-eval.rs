@@ -9,6 +9,7 @@
 //!   options: --data PATH  --json PATH (default benches/results/retrieval-eval.json)  --chunks N  --model DIR
 //!            --external DIR (default benches/data/external; "none" skips it)
 //!            --quick (the public sets' reporting table only: no tuning sweeps, no band)
+//!            --tune-only (the public sets' tuning sweeps only: nothing from the reporting halves)
 //!            --band-only (only the public sets' "did you mean" band, into
 //!            benches/results/retrieval-eval-band.json unless --json says otherwise)
 
@@ -52,6 +53,8 @@ struct Args {
     band_only: bool,
     /// Skip the tuning sweeps and the band (the reporting table only).
     quick: bool,
+    /// The public sets' tuning sweeps alone, so a rule is chosen without seeing a reporting half.
+    tune_only: bool,
 }
 
 fn workspace_root() -> PathBuf {
@@ -67,6 +70,7 @@ fn parse_args() -> Res<Args> {
         external: Some(workspace_root().join("benches/data/external")),
         band_only: false,
         quick: false,
+        tune_only: false,
     };
     let mut json_given = false;
     let mut it = std::env::args().skip(1);
@@ -80,6 +84,7 @@ fn parse_args() -> Res<Args> {
             }
             "--band-only" => args.band_only = true,
             "--quick" => args.quick = true,
+            "--tune-only" => args.tune_only = true,
             "--chunks" => args.chunks = value()?.parse()?,
             "--model" => args.model = Some(PathBuf::from(value()?)),
             "--external" => {
@@ -239,6 +244,12 @@ fn run_queries(index: &HybridIndex, queries: &[Query], mode: Mode) -> (Vec<Optio
 
 fn main() -> Res<()> {
     let args = parse_args()?;
+    if args.tune_only {
+        let model = load_model(args.model.as_deref()).ok_or("the sweeps need the model (scripts/fetch-model.sh)")?;
+        let dir = args.external.clone().ok_or("the sweeps need the public sets (--external DIR)")?;
+        external_eval(&dir, Some(&model as &dyn Embedder), Stage::TuneOnly)?;
+        return Ok(());
+    }
     if args.band_only {
         let model = load_model(args.model.as_deref()).ok_or("the band needs the model (scripts/fetch-model.sh)")?;
         let dir = args.external.clone().ok_or("the band needs the public sets (--external DIR)")?;
@@ -332,7 +343,7 @@ fn main() -> Res<()> {
     calibration.push(calibrate("Q&A pairs, bm25 only", &lexical, &without_vectors(&answerable), &without_vectors(&outside)));
 
     let external = match &args.external {
-        Some(dir) => external_eval(dir, embedder, args.quick)?,
+        Some(dir) => external_eval(dir, embedder, if args.quick { Stage::ReportOnly } else { Stage::Full })?,
         None => Value::Null,
     };
 
@@ -352,16 +363,49 @@ fn main() -> Res<()> {
     Ok(())
 }
 
-/// Lexical weights and confidence bars tried on the tuning halves.
+/// Lexical weights, sentence-rank weights, sentence-lift margins and confidence bars tried on
+/// the tuning halves.
 const LEXICAL_WEIGHTS: [f32; 7] = [0.0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2];
 const SENTENCE_RANK_WEIGHTS: [f32; 4] = [0.0, 0.25, 0.5, 1.0];
+const LIFT_MARGINS: [f32; 7] = [0.0, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2];
 const BARS: [f32; 13] = [0.3, 0.325, 0.35, 0.375, 0.4, 0.425, 0.45, 0.475, 0.5, 0.525, 0.55, 0.575, 0.6];
 
-/// The public sets: choose the fusion's lexical weight and the passage bar on the tuning
-/// halves (mean MRR, then mean answered-right minus false answers), then report the
-/// reporting halves for BM25, plain dense, dense with sentences, the product default, and
-/// the tuned choice.
-fn external_eval(dir: &Path, embedder: Option<&dyn Embedder>, quick: bool) -> Res<Value> {
+/// How much of the public-set evaluation runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// Tuning sweeps, then the reporting halves.
+    Full,
+    /// The reporting halves alone (`--quick`).
+    ReportOnly,
+    /// The tuning sweeps alone (`--tune-only`): a rule is chosen without a reporting half seen.
+    TuneOnly,
+}
+
+fn shape_tag(t: &Task) -> &'static str {
+    if t.shape == external::Shape::Answers {
+        "1/chunk"
+    } else {
+        "3/chunk"
+    }
+}
+
+/// Recall@1 and MRR of one retriever on every task's tuning half.
+fn tuning_scores(tasks: &[Task], embedder: Option<&dyn Embedder>, options: IndexOptions, mode: Mode, bar: f32) -> Res<Vec<external::Scores>> {
+    tasks
+        .iter()
+        .map(|t| {
+            let index = HybridIndex::build(t.chunks.clone(), embedder, options)?;
+            Ok(external::score(&external::run(&index, t, Half::Tune, mode), bar))
+        })
+        .collect()
+}
+
+/// The public sets: choose the fusion's lexical weight, the sentence rank weight and lift
+/// margin, and the passage bar on the tuning halves (mean MRR among the choices at or above
+/// plain dense recall@1 on every task, then mean answered-right minus false answers), then
+/// report the reporting halves for BM25, plain dense, dense with sentences, the product
+/// default, and the tuned choice.
+fn external_eval(dir: &Path, embedder: Option<&dyn Embedder>, stage: Stage) -> Res<Value> {
     let sets = external::load_dir(dir)?;
     println!("\npublic FAQ sets ({}):", dir.display());
     for s in &sets {
@@ -372,56 +416,57 @@ fn external_eval(dir: &Path, embedder: Option<&dyn Embedder>, quick: bool) -> Re
     let default = IndexOptions::default();
     let plain = IndexOptions { sentences: false, ..default };
     let bar = DEFAULT_THRESHOLDS.passage;
+    let tune = embedder.is_some() && stage != Stage::ReportOnly;
 
     // 1. Tuning halves only. The rule (issue 21): the default must be at least plain dense
     // recall@1 on every domain. So a candidate qualifies only if its recall@1 is at or above
     // plain dense (chunk vectors) on every task's tuning half; among those the best mean MRR
-    // wins (ties keep the smaller weights: dense plus less). Lexical 0 with sentence rank 0
-    // ranks exactly as plain dense, so some candidate always qualifies.
-    let mut best: Option<(f64, f32, f32)> = None;
-    if embedder.is_some() && !quick {
-        let mut dense_r1 = Vec::new();
-        for t in &tasks {
-            let index = HybridIndex::build(t.chunks.clone(), embedder, plain)?;
-            dense_r1.push(external::score(&external::run(&index, t, Half::Tune, Mode::Dense), bar).recall_at_1);
-        }
-        println!("\ntuning halves: mean MRR, mean recall@1 and tasks under plain dense recall@1, by sentence rank and lexical weight (hybrid)");
-        for s in SENTENCE_RANK_WEIGHTS {
-            for w in LEXICAL_WEIGHTS {
-                let options =
-                    IndexOptions { fusion: Fusion::DenseLed { lexical_weight: w }, sentence_rank_weight: s, ..default };
-                let (mut mrr, mut r1, mut under) = (0.0, 0.0, Vec::new());
-                for (t, d) in tasks.iter().zip(&dense_r1) {
-                    let index = HybridIndex::build(t.chunks.clone(), embedder, options)?;
-                    let sc = external::score(&external::run(&index, t, Half::Tune, Mode::Hybrid), bar);
-                    mrr += sc.mrr;
-                    r1 += sc.recall_at_1;
-                    if sc.recall_at_1 + 1e-9 < *d {
-                        under.push(format!("{} {}", t.set, if t.shape == external::Shape::Answers { "1/chunk" } else { "3/chunk" }));
+    // wins (ties keep the earlier: smaller margin, then smaller weights). Lexical 0 with
+    // sentence rank 0 ranks exactly as plain dense, so some candidate always qualifies.
+    let mut best: Option<(f64, IndexOptions)> = None;
+    let mut dense_tune = Vec::new();
+    if tune {
+        dense_tune = tuning_scores(&tasks, embedder, plain, Mode::Dense, bar)?;
+        println!("\ntuning halves: mean MRR, mean recall@1 and tasks under plain dense recall@1, by sentence-lift margin, sentence rank and lexical weight (hybrid)");
+        for m in LIFT_MARGINS {
+            // Without a sentence rank the margin changes nothing: swept once, at margin 0.
+            for s in SENTENCE_RANK_WEIGHTS.into_iter().filter(|s| *s > 0.0 || m == 0.0) {
+                for w in LEXICAL_WEIGHTS {
+                    let options = IndexOptions {
+                        fusion: Fusion::DenseLed { lexical_weight: w },
+                        sentence_rank_weight: s,
+                        sentence_lift_margin: m,
+                        ..default
+                    };
+                    let got = tuning_scores(&tasks, embedder, options, Mode::Hybrid, bar)?;
+                    let under: Vec<String> = tasks
+                        .iter()
+                        .zip(got.iter().zip(&dense_tune))
+                        .filter(|(_, (g, d))| g.recall_at_1 + 1e-9 < d.recall_at_1)
+                        .map(|(t, _)| format!("{} {}", t.set, shape_tag(t)))
+                        .collect();
+                    let n = tasks.len().max(1) as f64;
+                    let mrr = got.iter().map(|g| g.mrr).sum::<f64>() / n;
+                    let r1 = got.iter().map(|g| g.recall_at_1).sum::<f64>() / n;
+                    println!(
+                        "  margin {m:<6} sentences {s:<5} lexical {w:<6} MRR {mrr:.4} recall@1 {r1:.4} under dense: {}",
+                        if under.is_empty() { "none".to_string() } else { under.join(", ") }
+                    );
+                    if under.is_empty() && best.is_none_or(|(b, _)| mrr > b + 1e-9) {
+                        best = Some((mrr, options));
                     }
-                }
-                let n = tasks.len().max(1) as f64;
-                let (mrr, r1) = (mrr / n, r1 / n);
-                println!("  sentences {s:<5} lexical {w:<6} MRR {mrr:.4} recall@1 {r1:.4} under dense: {}", if under.is_empty() { "none".to_string() } else { under.join(", ") });
-                if under.is_empty() && best.is_none_or(|(b, _, _)| mrr > b + 1e-9) {
-                    best = Some((mrr, w, s));
                 }
             }
         }
     }
-    let product_lexical = match default.fusion {
+    let tuned = best.map(|(_, o)| o).unwrap_or(default);
+    let tuned_weight = match tuned.fusion {
         Fusion::DenseLed { lexical_weight } => lexical_weight,
         _ => 0.0,
     };
-    let tuned_weight = best.map(|(_, w, _)| w).unwrap_or(product_lexical);
-    let tuned_sentences = best.map(|(_, _, s)| s).unwrap_or(default.sentence_rank_weight);
-    let tuned = IndexOptions {
-        fusion: Fusion::DenseLed { lexical_weight: tuned_weight },
-        sentence_rank_weight: tuned_sentences,
-        ..default
-    };
     let mut tuned_bar = bar;
-    if embedder.is_some() && !quick {
+    let mut tuning_rows = Vec::new();
+    if tune {
         let runs: Vec<_> = tasks
             .iter()
             .map(|t| {
@@ -441,12 +486,26 @@ fn external_eval(dir: &Path, embedder: Option<&dyn Embedder>, quick: bool) -> Re
             }
         }
         tuned_bar = best_bar.map(|(_, b)| b).unwrap_or(bar);
+
+        // Per task, for the record: plain dense, the product default and the tuned choice.
+        let product = tuning_scores(&tasks, embedder, default, Mode::Hybrid, bar)?;
+        let chosen = tuning_scores(&tasks, embedder, tuned, Mode::Hybrid, bar)?;
+        println!("\ntuning halves, recall@1 per task: plain dense / default / tuned");
+        for (t, ((d, p), c)) in tasks.iter().zip(dense_tune.iter().zip(&product).zip(&chosen)) {
+            println!("  {:<18} {} ({:>3} q)  {:.3} / {:.3} / {:.3}", t.set, shape_tag(t), d.questions, d.recall_at_1, p.recall_at_1, c.recall_at_1);
+            tuning_rows.push(json!({"set": t.set, "knowledge": t.shape.label(), "half": Half::Tune.label(), "questions": d.questions,
+                "dense_recall_at_1": d.recall_at_1, "default_recall_at_1": p.recall_at_1, "tuned_recall_at_1": c.recall_at_1}));
+        }
     }
     println!(
-        "\nchosen on the tuning halves: dense-led lexical weight {tuned_weight}, sentence rank weight \
-         {tuned_sentences}, passage bar {tuned_bar}; the product's: {:?}, sentence rank weight {}, passage bar {bar}",
-        default.fusion, default.sentence_rank_weight
+        "\nchosen on the tuning halves: dense-led lexical weight {tuned_weight}, sentence rank weight {}, \
+         sentence-lift margin {}, passage bar {tuned_bar}; the product's: {:?}, sentence rank weight {}, \
+         sentence-lift margin {}, passage bar {bar}",
+        tuned.sentence_rank_weight, tuned.sentence_lift_margin, default.fusion, default.sentence_rank_weight, default.sentence_lift_margin
     );
+    if stage == Stage::TuneOnly {
+        return Ok(json!({"tuning": tuning_rows}));
+    }
 
     // 2. Reporting halves.
     // The default of 2026-11-22, before sentences were scored, for the before/after.
@@ -459,10 +518,14 @@ fn external_eval(dir: &Path, embedder: Option<&dyn Embedder>, quick: bool) -> Re
         // Ranks as plain dense does; confidence still from the sentences (the alternative
         // default weighed on 2026-11-26, README).
         (Retriever { name: "dense ranking, sentence confidence", mode: Mode::Hybrid, options: IndexOptions { fusion: Fusion::DenseLed { lexical_weight: 0.0 }, sentence_rank_weight: 0.0, ..default } }, bar),
+        // The default's words without its sentence lift: where the default differs from the row
+        // above by its lexical term, and from this row by its sentence lift.
+        (Retriever { name: "default without sentence lift", mode: Mode::Hybrid, options: IndexOptions { sentence_rank_weight: 0.0, ..default } }, bar),
         (Retriever { name: "default", mode: Mode::Hybrid, options: default }, bar),
     ];
     if format!("{:?}", tuned.fusion) != format!("{:?}", default.fusion)
         || tuned.sentence_rank_weight != default.sentence_rank_weight
+        || tuned.sentence_lift_margin != default.sentence_lift_margin
         || tuned_bar != bar
     {
         retrievers.push((Retriever { name: "tuned", mode: Mode::Hybrid, options: tuned }, tuned_bar));
@@ -479,7 +542,7 @@ fn external_eval(dir: &Path, embedder: Option<&dyn Embedder>, quick: bool) -> Re
             let half = Half::Report;
             let s = external::score(&external::run(&index, t, half, r.mode), bar);
             println!(
-                "{:<24} {:>9.3} {:>7.3} {:>9.3} {:>14.3}",
+                "{:<34} {:>9.3} {:>7.3} {:>9.3} {:>14.3}",
                 r.name, s.recall_at_1, s.mrr, s.refused, s.false_answers
             );
             rows.push(json!({
@@ -508,7 +571,7 @@ fn external_eval(dir: &Path, embedder: Option<&dyn Embedder>, quick: bool) -> Re
                     (k + 1e-9 < d).then(|| format!("{} ({}): {k:.3} < {d:.3}", t.set, t.shape.label()))
                 })
                 .collect();
-            println!("  {:<24} {}", r.name, if under.is_empty() { "yes".to_string() } else { format!("no: {}", under.join("; ")) });
+            println!("  {:<34} {}", r.name, if under.is_empty() { "yes".to_string() } else { format!("no: {}", under.join("; ")) });
             // The same per domain, its knowledge shapes pooled (mean recall@1 over them).
             let mut domains: Vec<&str> = tasks.iter().map(|t| t.set.as_str()).collect();
             domains.sort_unstable();
@@ -524,20 +587,23 @@ fn external_eval(dir: &Path, embedder: Option<&dyn Embedder>, quick: bool) -> Re
                     (k + 1e-9 < d).then(|| format!("{set}: {k:.3} < {d:.3}"))
                 })
                 .collect();
-            println!("  {:<24} per domain, shapes pooled: {}", "", if under_pooled.is_empty() { "yes".to_string() } else { format!("no: {}", under_pooled.join("; ")) });
+            println!("  {:<34} per domain, shapes pooled: {}", "", if under_pooled.is_empty() { "yes".to_string() } else { format!("no: {}", under_pooled.join("; ")) });
             rule.push(json!({"retriever": r.name, "at_or_above_dense_everywhere": under.is_empty(), "under": under,
                 "at_or_above_dense_per_domain_pooled": under_pooled.is_empty(), "under_pooled": under_pooled}));
         }
     }
-    let band = match memo.as_ref().filter(|_| !quick) {
+    let band = match memo.as_ref().filter(|_| stage == Stage::Full) {
         Some(m) => band_eval(&tasks, m)?,
         None => Value::Null,
     };
     Ok(json!({
         "did_you_mean": band,
         "sets": sets.iter().map(|s| json!({"name": s.name, "pairs": s.pairs.len(), "package": s.package, "licence": s.licence, "attribution": s.attribution})).collect::<Vec<_>>(),
-        "tuned": {"lexical_weight": tuned_weight, "sentence_rank_weight": tuned_sentences, "passage_bar": tuned_bar},
-        "product": {"fusion": format!("{:?}", default.fusion), "passage_bar": bar},
+        "tuned": {"lexical_weight": tuned_weight, "sentence_rank_weight": tuned.sentence_rank_weight,
+            "sentence_lift_margin": tuned.sentence_lift_margin, "passage_bar": tuned_bar},
+        "product": {"fusion": format!("{:?}", default.fusion), "sentence_rank_weight": default.sentence_rank_weight,
+            "sentence_lift_margin": default.sentence_lift_margin, "passage_bar": bar},
+        "tuning": tuning_rows,
         "rule": rule,
         "rows": rows,
     }))
@@ -616,8 +682,8 @@ fn print_task_header(t: &Task) {
         inside,
         outside
     );
-    println!("{:<24} {:>9} {:>7} {:>9} {:>14}", "retriever", "recall@1", "MRR", "refused", "false answers");
-    println!("{}", "-".repeat(67));
+    println!("{:<34} {:>9} {:>7} {:>9} {:>14}", "retriever", "recall@1", "MRR", "refused", "false answers");
+    println!("{}", "-".repeat(77));
 }
 
 fn stats(mut samples: Vec<Duration>) -> Value {
