@@ -530,6 +530,8 @@ async fn a_removed_member_loses_live_access_at_once(backend: Backend) {
     assert_eq!(w.engine.agents_online(&w.bot_id), 1);
     let sid = say(&w, None, "hello").await.session_id;
     w.engine.join_session(&a.conn, &sid).await.unwrap();
+    // The joiner's own event may land after the call returns; it must not count as "after".
+    a.wait_for("session-joined", 1).await;
     // Joining cached her role on the live path; the store change alone would show only later.
 
     let member = w.store.team_members(&w.bot_id).await.unwrap().into_iter().find(|m| m.user_id.as_deref() == Some(ann_id.as_str())).unwrap();
