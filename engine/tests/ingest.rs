@@ -336,6 +336,7 @@ on_both_backends!(
     retrain_and_resume_recover_everything,
     overlapping_trainings_of_one_item_run_one_after_another,
     a_pdf_bomb_fails_only_its_own_source,
+    many_pairs_added_at_once_are_embedded_one_batch_at_a_time,
 );
 
 /// A stand-in model: 3 dimensions from simple counts, so vectors are checkable.
@@ -603,4 +604,51 @@ async fn a_pdf_bomb_fails_only_its_own_source(backend: Backend) {
     let chunks = f.store.bot_chunks(b).await.unwrap();
     assert!(chunks.iter().any(|c| c.source_id.as_deref() == Some(manual.id.as_str())));
     assert!(!chunks.iter().any(|c| c.source_id.as_deref() == Some(bomb.id.as_str())));
+}
+
+/// A stand-in model that counts how many batches it is given at once.
+#[derive(Default)]
+struct OverlapEmbedder {
+    running: std::sync::atomic::AtomicUsize,
+    most: std::sync::atomic::AtomicUsize,
+    calls: std::sync::atomic::AtomicUsize,
+}
+
+impl Embedder for OverlapEmbedder {
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        use std::sync::atomic::Ordering::SeqCst;
+        let now = self.running.fetch_add(1, SeqCst) + 1;
+        self.most.fetch_max(now, SeqCst);
+        self.calls.fetch_add(1, SeqCst);
+        std::thread::sleep(Duration::from_millis(5));
+        self.running.fetch_sub(1, SeqCst);
+        CountingEmbedder.embed(texts)
+    }
+
+    fn dims(&self) -> usize {
+        3
+    }
+}
+
+/// A bot created with many Q&A pairs (the demo bot has 25) trains them all at once; the model
+/// uses every core for one batch, so the trainer hands it one batch at a time instead of one
+/// per pair on as many threads (each of which kept its working memory).
+async fn many_pairs_added_at_once_are_embedded_one_batch_at_a_time(backend: Backend) {
+    let f = fixture(backend).await;
+    let model = Arc::new(OverlapEmbedder::default());
+    let settings = Settings::load_from(&Default::default()).unwrap();
+    let t = Trainer::new(f.store.clone(), &settings).with_embedder(model.clone());
+    let mut runs = Vec::new();
+    for i in 0..12 {
+        let pair = t.add_qa(&f.bot_id, &format!("Question {i}?"), &format!("Answer number {i}.")).await.unwrap();
+        runs.push(t.spawn_qa(pair.id));
+    }
+    for run in runs {
+        assert_eq!(run.await.unwrap().unwrap(), TrainingStatus::Completed);
+    }
+    use std::sync::atomic::Ordering::SeqCst;
+    assert_eq!(model.calls.load(SeqCst), 12, "one batch per pair");
+    assert_eq!(model.most.load(SeqCst), 1, "never two batches at once");
+    let chunks = f.store.bot_chunks(&f.bot_id).await.unwrap();
+    assert_eq!(chunks.iter().filter(|c| c.embedding.is_some()).count(), 12, "every pair has its vector");
 }
