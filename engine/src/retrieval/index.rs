@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::bm25::{self, Bm25Index, Bm25Params, Field, ScoredDoc};
 use super::embed::{dot, normalize, EmbedError, Embedder};
+use super::query_batch::QueryBatcher;
 use super::sentences;
 
 /// Where a chunk came from (the `kind` of its knowledge source).
@@ -644,6 +645,8 @@ pub struct IndexCache {
     cache: Cache<(String, i64), Arc<HybridIndex>>,
     latest: Mutex<HashMap<String, i64>>,
     embedder: Option<Arc<dyn Embedder>>,
+    /// Questions are embedded through one thread that batches those asked together.
+    queries: Option<QueryBatcher>,
     options: IndexOptions,
 }
 
@@ -669,7 +672,8 @@ impl IndexCache {
             })
             .time_to_idle(Duration::from_secs(60 * 60))
             .build();
-        Self { cache, latest: Mutex::new(HashMap::new()), embedder, options }
+        let queries = embedder.clone().map(QueryBatcher::new);
+        Self { cache, latest: Mutex::new(HashMap::new()), embedder, queries, options }
     }
 
     pub fn embedder(&self) -> Option<&Arc<dyn Embedder>> {
@@ -727,24 +731,27 @@ impl IndexCache {
         }
     }
 
-    /// Embeds the query (on the blocking pool, when a model is loaded) and searches `index`.
-    /// An embedding failure degrades to BM25 for this query rather than failing the answer.
+    /// Embeds the query (with the questions asked at the same time, when a model is loaded)
+    /// and searches `index` on the blocking pool. An embedding failure degrades to BM25 for
+    /// this query rather than failing the answer.
     pub async fn search(
         &self,
         index: Arc<HybridIndex>,
         query: &str,
         k: usize,
     ) -> Result<Vec<Passage>, RetrievalError> {
-        let embedder = self.embedder.clone().filter(|_| index.has_vectors());
         let query = query.to_string();
-        tokio::task::spawn_blocking(move || {
-            let query_vec = embedder.and_then(|e| match e.embed(std::slice::from_ref(&query)) {
-                Ok(mut v) => v.pop(),
+        let query_vec = match self.queries.as_ref().filter(|_| index.has_vectors()) {
+            Some(queries) => match queries.embed(query.clone()).await {
+                Ok(v) => Some(v),
                 Err(err) => {
                     tracing::warn!(error = %err, "query embedding failed; BM25 only for this query");
                     None
                 }
-            });
+            },
+            None => None,
+        };
+        tokio::task::spawn_blocking(move || {
             let hits = index.search(&query, query_vec.as_deref(), k);
             index.passages(&hits, query_vec.as_deref())
         })
