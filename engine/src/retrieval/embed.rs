@@ -97,8 +97,8 @@ impl MiniLmEmbedder {
             .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
 
         let device = Device::Cpu;
-        // Buffered, not mmapped: the workspace forbids unsafe code, and the file is 90 MB.
-        let vb = VarBuilder::from_buffered_safetensors(read(&weights_path)?, DType::F32, &device)?;
+        // Tensor by tensor into their own memory (`weights`), not through one 90 MB buffer.
+        let vb = VarBuilder::from_tensors(super::weights::read_tensors(&weights_path, &device)?, DType::F32, &device);
         let model = BertModel::load(vb, &config)?;
         Ok(Self { model, tokenizer, device, dims })
     }

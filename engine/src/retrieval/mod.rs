@@ -6,6 +6,7 @@ pub mod embed;
 pub mod index;
 pub mod query_batch;
 pub mod sentences;
+pub mod weights;
 
 pub use embed::{decode_vector, encode_vector, load_embedder, EmbedError, Embedder, MiniLmEmbedder};
 pub use index::{
