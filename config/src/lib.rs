@@ -45,6 +45,8 @@ pub struct Settings {
     pub sqlite_synchronous_full: bool,
     /// SQLite: the WAL size at which its tail is caught up so that it starts over.
     pub sqlite_wal_restart_bytes: u64,
+    /// SQLite: the longest a saved message waits in the journal before it is committed.
+    pub sqlite_journal_apply_ms: u64,
     pub public_url: String,
     /// HTTP worker threads (each an event loop serving connections); 0 = one per core but one.
     pub workers: usize,
@@ -340,6 +342,7 @@ impl std::fmt::Debug for Settings {
             .field("database_statement_timeout_ms", &self.database_statement_timeout_ms)
             .field("sqlite_synchronous_full", &self.sqlite_synchronous_full)
             .field("sqlite_wal_restart_bytes", &self.sqlite_wal_restart_bytes)
+            .field("sqlite_journal_apply_ms", &self.sqlite_journal_apply_ms)
             .field("public_url", &self.public_url)
             .field("workers", &self.workers)
             .field("auth", &self.auth)

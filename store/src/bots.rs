@@ -462,6 +462,7 @@ impl Store {
         if n == 0 {
             return Err(StoreError::NotFound);
         }
+        self.writer.forget(crate::writer::Forget::Bot(bot_id.to_string())).await;
         Ok(())
     }
 

@@ -453,6 +453,7 @@ impl Store {
         if n == 0 {
             return Err(StoreError::NotFound);
         }
+        self.writer.forget(crate::writer::Forget::Session(session_id.to_string())).await;
         Ok(())
     }
 

@@ -57,6 +57,9 @@ pub struct PoolOptions {
     /// SQLite: the WAL is started over once it holds this many bytes (see the checkpoint
     /// thread in `writer::sqlite`); 0 = after every checkpoint.
     pub sqlite_wal_restart_bytes: u64,
+    /// SQLite: journaled messages are committed to the database at the latest this long after
+    /// the first of them was saved (`sqlite_journal_apply_ms`).
+    pub sqlite_journal_apply: std::time::Duration,
 }
 
 impl PoolOptions {
@@ -71,6 +74,7 @@ impl PoolOptions {
             statement: Duration::from_secs(30),
             sqlite_full_sync: false,
             sqlite_wal_restart_bytes: DEFAULT_WAL_RESTART_BYTES,
+            sqlite_journal_apply: Duration::from_millis(DEFAULT_JOURNAL_APPLY_MS),
         }
     }
 
@@ -85,6 +89,7 @@ impl PoolOptions {
             statement: Duration::from_millis(settings.database_statement_timeout_ms),
             sqlite_full_sync: settings.sqlite_synchronous_full,
             sqlite_wal_restart_bytes: settings.sqlite_wal_restart_bytes,
+            sqlite_journal_apply: Duration::from_millis(settings.sqlite_journal_apply_ms),
         }
     }
 
@@ -108,6 +113,9 @@ pub const DEFAULT_WRITER_QUEUE: usize = 4096;
 
 /// `sqlite_wal_restart_bytes` in `config/default.toml`.
 pub const DEFAULT_WAL_RESTART_BYTES: u64 = 32 << 20;
+
+/// `sqlite_journal_apply_ms` in `config/default.toml`.
+pub const DEFAULT_JOURNAL_APPLY_MS: u64 = 50;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
@@ -200,6 +208,7 @@ impl Store {
     pub async fn open_sqlite_with(path: &Path, options: PoolOptions) -> StoreResult<Store> {
         let url = path.to_string_lossy().to_string();
         let migrate_url = url.clone();
+        let journal_of = path.to_path_buf();
         let pragmas = options.sqlite_pragmas();
         run_blocking(move || {
             let mut conn = SqliteConnection::establish(&migrate_url)
@@ -207,6 +216,9 @@ impl Store {
             diesel::connection::SimpleConnection::batch_execute(&mut conn, pragmas)?;
             conn.run_pending_migrations(SQLITE_MIGRATIONS)
                 .map_err(|e| StoreError::Migration(e.to_string()))?;
+            // Messages saved to the journal and not yet committed when the last run stopped,
+            // before the counters are recounted from the messages.
+            crate::writer::sqlite::replay_journal(&mut conn, &journal_of)?;
             crate::writer::counters::reconcile_sqlite(&mut conn)?;
             Ok(())
         })
@@ -286,6 +298,8 @@ impl Store {
     }
 
     pub(crate) async fn connection(&self) -> StoreResult<Pooled> {
+        // What it reads or writes comes after every message saved so far.
+        self.writer.sync_messages().await;
         let err = |e: diesel_async::pooled_connection::deadpool::PoolError| {
             tracing::warn!("database connection: {e}");
             StoreError::Unavailable(DATABASE_UNAVAILABLE.into())

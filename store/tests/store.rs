@@ -748,3 +748,61 @@ async fn the_sqlite_wal_starts_over_under_steady_writes() {
     assert!(early > 0, "the WAL holds the first writes");
     assert!(late <= early * 3 / 2, "the WAL kept growing: {early} bytes after 2 s, {late} after 6 s ({written} messages)");
 }
+
+/// On SQLite a message is saved once it is in the message journal (one append); the database
+/// gets it behind, many messages to a transaction. A crash before that loses nothing: the next
+/// start commits what the journal holds, and a read of the running store waits for it first.
+#[tokio::test]
+async fn messages_only_in_the_journal_survive_a_crash() {
+    use diesel::{Connection, RunQueryDsl};
+    use parley_store::chat::{NewMessage, Role};
+    let db = TestDb::new(Backend::Sqlite).await.unwrap();
+    // Committed behind only when a reader asks or the counters are due (a second).
+    let options = parley_store::PoolOptions { sqlite_journal_apply: std::time::Duration::from_secs(3600), ..parley_store::PoolOptions::new(4) };
+    let store = Store::open_sqlite_with(&db.data_dir().join("parley.db"), options).await.unwrap();
+    let owner = user(&store, "owner@x.co").await;
+    let b = bot(&store, &owner.id, "Chatty").await;
+    let sid = store.create_session(&b.id, "a").await.unwrap().id;
+    let started = std::time::Instant::now();
+    for i in 0..5 {
+        store.append_message(&sid, NewMessage::simple(Role::User, format!("m{i}"))).await.unwrap();
+    }
+    let copy = db.crash_copy().await.unwrap();
+    let journal = copy.data_dir().join("parley.db-messages");
+    let copied_segments = std::fs::read_dir(&journal).unwrap().count();
+    if started.elapsed() < std::time::Duration::from_millis(900) {
+        // What the crash leaves: the rows in the journal, not in the database.
+        let path = copy.data_dir().join("parley.db");
+        let mut conn = diesel::SqliteConnection::establish(&path.to_string_lossy()).unwrap();
+        #[derive(diesel::QueryableByName)]
+        struct Count {
+            #[diesel(sql_type = diesel::sql_types::BigInt)]
+            n: i64,
+        }
+        let stored = diesel::sql_query("SELECT COUNT(*) AS n FROM chat_messages").get_result::<Count>(&mut conn).unwrap();
+        assert_eq!(stored.n, 0, "not yet committed");
+        assert!(copied_segments > 0, "but journaled");
+    }
+    let restarted = copy.open().await.unwrap();
+    let saved: Vec<(i64, String)> = restarted.messages(&sid, 0, 10).await.unwrap().into_iter().map(|m| (m.seq, m.content)).collect();
+    assert_eq!(saved, (0..5).map(|i| (i + 1, format!("m{i}"))).collect::<Vec<_>>(), "committed at start-up, in order");
+    assert_eq!(restarted.session(&sid).await.unwrap().unwrap().message_count, 5, "and counted");
+    restarted.append_message(&sid, NewMessage::simple(Role::Bot, "after")).await.unwrap();
+    assert_eq!(restarted.messages(&sid, 0, 10).await.unwrap().last().map(|m| m.seq), Some(6), "numbering goes on");
+    let left: Vec<_> = std::fs::read_dir(&journal).unwrap().filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    assert_eq!(left.len(), 1, "replayed and committed segments are deleted, the one being appended to stays: {left:?}");
+
+    // The running store: a read waits for what was saved before it.
+    let seqs: Vec<i64> = store.messages(&sid, 0, 10).await.unwrap().iter().map(|m| m.seq).collect();
+    assert_eq!(seqs, vec![1, 2, 3, 4, 5]);
+    // A message for a deleted conversation or bot is refused, not journaled.
+    let other = store.create_session(&b.id, "b").await.unwrap().id;
+    store.append_message(&other, NewMessage::simple(Role::User, "hi")).await.unwrap();
+    store.delete_session(&sid).await.unwrap();
+    let late = store.append_message(&sid, NewMessage::simple(Role::User, "late")).await;
+    assert!(matches!(late, Err(StoreError::NotFound)), "{late:?}");
+    store.delete_bot(&b.id).await.unwrap();
+    let late = store.append_message(&other, NewMessage::simple(Role::User, "late")).await;
+    assert!(matches!(late, Err(StoreError::NotFound)), "{late:?}");
+    assert!(store.messages(&sid, 0, 10).await.unwrap().is_empty());
+}

@@ -20,11 +20,15 @@
 //! analytics reads are kept the same way (`counters::Counted`), so a commit writes the
 //! message's own pages and nothing else.
 //!
-//! SQLite: a dedicated thread owns a plain (synchronous) connection, so a batch is one hop, not
-//! one per statement. It never checkpoints the WAL itself (a checkpoint copies pages and syncs
-//! the file: milliseconds a queued message would wait); a second thread does, every
-//! `CHECKPOINT_EVERY`, beside it, and copies the short tail it could not catch while the
-//! writer waits its turn, so the WAL starts over instead of growing. PostgreSQL: a task on the runtime with a pooled connection.
+//! SQLite: a dedicated thread appends each batch to the message journal (`journal`: one
+//! `write`, as durable as a commit) and answers at once; an applier thread commits the
+//! journaled rows behind it, many messages to a transaction, on a plain (synchronous)
+//! connection, and every read or write of the store's pool first waits for the rows saved
+//! before it (`Writer::sync_messages`). Neither checkpoints the WAL (a checkpoint copies
+//! pages and syncs the file); a third thread does, every `CHECKPOINT_EVERY`, beside them, and
+//! copies the short tail it could not catch while the writers wait their turn, so the WAL
+//! starts over instead of growing. PostgreSQL: a task on the runtime with a pooled connection,
+//! committing each batch before it answers.
 //!
 //! Message ids are time-ordered (UUIDv7), so the primary-key index grows at its end instead of
 //! touching a random page per message.
@@ -34,10 +38,12 @@
 //! one message at a time, so one bad message fails alone.
 
 pub(crate) mod counters;
+pub(crate) mod journal;
 pub(crate) mod postgres;
 pub(crate) mod sqlite;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use chrono::NaiveDateTime;
@@ -77,8 +83,17 @@ type Tails = HashMap<String, Tail>;
 /// What the writer is asked to do.
 pub(crate) enum Job {
     Message(MessageJob),
-    /// Write the kept session counters now; answered once they are committed.
-    Sync(oneshot::Sender<()>),
+    /// Commit every message saved so far (and, with `counters`, the kept session counters);
+    /// answered once they are committed.
+    Sync { done: oneshot::Sender<()>, counters: bool },
+    /// A session or bot was deleted: forget its tails, so its next message finds it gone
+    /// instead of being saved for a session that no longer exists.
+    Forget(Forget),
+}
+
+pub(crate) enum Forget {
+    Session(String),
+    Bot(String),
 }
 
 pub(crate) struct MessageJob {
@@ -91,6 +106,8 @@ pub(crate) struct MessageJob {
 #[derive(Clone)]
 pub(crate) struct Writer {
     tx: mpsc::Sender<Job>,
+    /// Messages saved (journaled, on SQLite) and not yet committed to the database.
+    unapplied: Arc<AtomicUsize>,
 }
 
 impl Writer {
@@ -109,8 +126,28 @@ impl Writer {
     /// server is overloaded) it does not wait, and the read may be up to one flush behind.
     pub(crate) async fn sync_counters(&self) {
         let (done, flushed) = oneshot::channel();
-        if self.tx.try_send(Job::Sync(done)).is_ok() {
+        if self.tx.try_send(Job::Sync { done, counters: true }).is_ok() {
             let _ = flushed.await;
+        }
+    }
+
+    /// Tells the writer a session or bot is gone (after its deletion is committed).
+    pub(crate) async fn forget(&self, gone: Forget) {
+        let _ = self.tx.send(Job::Forget(gone)).await;
+    }
+
+    /// Waits until every message saved so far is in the database (on SQLite a saved message
+    /// may still be only in the journal): every read and write of the store's pool does this
+    /// first, so it sees what was saved before it and writes after it. Costs nothing when
+    /// everything is committed.
+    pub(crate) async fn sync_messages(&self) {
+        if self.unapplied.load(Ordering::SeqCst) == 0 {
+            return;
+        }
+        let (done, committed) = oneshot::channel();
+        // Waits for room in a full queue: the read must not miss a saved message.
+        if self.tx.send(Job::Sync { done, counters: false }).await.is_ok() {
+            let _ = committed.await;
         }
     }
 }
@@ -120,17 +157,36 @@ impl Writer {
 struct Turn {
     messages: Vec<MessageJob>,
     syncs: Vec<oneshot::Sender<()>>,
+    /// Whether a reader asked for the kept counters.
+    counters: bool,
+    forget: Vec<Forget>,
 }
 
 impl Turn {
     fn new() -> Turn {
-        Turn { messages: Vec::new(), syncs: Vec::new() }
+        Turn { messages: Vec::new(), syncs: Vec::new(), counters: false, forget: Vec::new() }
     }
 
     fn add(&mut self, job: Job) {
         match job {
             Job::Message(m) => self.messages.push(m),
-            Job::Sync(s) => self.syncs.push(s),
+            Job::Sync { done, counters } => {
+                self.syncs.push(done);
+                self.counters |= counters;
+            }
+            Job::Forget(gone) => self.forget.push(gone),
+        }
+    }
+
+    /// Forgets the tails of what was deleted.
+    fn forget_deleted(&mut self, tails: &mut Tails) {
+        for gone in self.forget.drain(..) {
+            match gone {
+                Forget::Session(id) => {
+                    tails.remove(&id);
+                }
+                Forget::Bot(bot) => tails.retain(|_, tail| tail.bot.as_deref() != Some(bot.as_str())),
+            }
         }
     }
 

@@ -17,7 +17,8 @@ use crate::{time, StoreError, StoreResult};
 pub(crate) fn start(pool: Pool<AsyncPgConnection>, capacity: usize) -> Writer {
     let (tx, rx) = mpsc::channel(capacity.max(1));
     tokio::spawn(run(pool, rx));
-    Writer { tx }
+    // Every message is committed before it is answered: nothing waits to be applied.
+    Writer { tx, unapplied: Default::default() }
 }
 
 async fn run(pool: Pool<AsyncPgConnection>, mut rx: mpsc::Receiver<Job>) {
@@ -44,7 +45,8 @@ async fn run(pool: Pool<AsyncPgConnection>, mut rx: mpsc::Receiver<Job>) {
         work.add(first);
         work.fill(&mut rx);
         remember(&mut tails);
-        let with_counters = !work.syncs.is_empty() || kept.due();
+        work.forget_deleted(&mut tails);
+        let with_counters = work.counters || kept.due();
         let messages = std::mem::take(&mut work.messages);
         if !messages.is_empty() {
             commit(&pool, messages, &mut tails, &mut kept, with_counters).await;

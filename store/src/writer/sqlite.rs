@@ -1,14 +1,18 @@
-//! The SQLite writer: a thread of its own with a plain connection, and a checkpoint thread.
+//! The SQLite writer: a thread that journals each batch of messages with one write and answers
+//! its senders (`journal`), an applier thread that commits the journaled rows behind it in
+//! transactions of many messages, and a checkpoint thread.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use super::counters::{Bump, Counted, Kept, RECORD_FLUSH, RECORD_THROUGH};
-use super::{answer, fill_tails, plan, remember, vanished_session, CloneFor, Job, MessageJob, Tails, Turn, Writer};
+use super::journal::{self, Journal};
+use super::{answer, fill_tails, plan, remember, CloneFor, Job, MessageJob, Tails, Turn, Writer, TAIL_MEMORY};
 use crate::models::ChatMessage;
 use crate::schema::{chat_messages, chat_sessions};
 use crate::{time, StoreError, StoreResult};
@@ -25,7 +29,7 @@ diesel::define_sql_function! {
 /// Transactions of this process take turns (see `db_tx!`).
 type TurnLock = Arc<tokio::sync::Mutex<()>>;
 
-/// Starts the writer thread on the database at `path`, and its checkpoint thread.
+/// Starts the writer thread on the database at `path`, its applier and its checkpoint thread.
 pub(crate) fn start(path: PathBuf, pragmas: &'static str, options: &crate::PoolOptions, turn: TurnLock) -> StoreResult<Writer> {
     let open = |path: &PathBuf| -> StoreResult<SqliteConnection> {
         let mut conn = SqliteConnection::establish(&path.to_string_lossy()).map_err(|e| StoreError::Connection(e.to_string()))?;
@@ -33,30 +37,52 @@ pub(crate) fn start(path: PathBuf, pragmas: &'static str, options: &crate::PoolO
         conn.batch_execute("PRAGMA wal_autocheckpoint = 0;")?;
         Ok(conn)
     };
+    let reader = open(&path)?;
     let conn = open(&path)?;
     let checkpointer = open(&path)?;
+    let journal = Journal::open(&journal::dir_of(&path), options.sqlite_full_sync)?;
     // The thread's own clock, to wait for work no longer than the kept counters may wait.
     let clock = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
         .map_err(|e| StoreError::Connection(format!("message writer: {e}")))?;
     let (tx, rx) = mpsc::channel(options.writer_queue.max(1));
+    let (to_applier, handoffs) = std::sync::mpsc::sync_channel(APPLY_BEHIND);
+    let (applied_tx, applied) = std::sync::mpsc::channel();
+    let unapplied = Arc::new(AtomicUsize::new(0));
+    let appender = Appender {
+        journal,
+        pending: Vec::new(),
+        since: None,
+        apply_after: options.sqlite_journal_apply,
+        to_applier,
+        applied,
+        behind: 0,
+        vanished: Vec::new(),
+    };
     let restart_at = restart_frames(options.sqlite_wal_restart_bytes);
-    // The checkpoint thread stops when the writer thread ends (it drops `alive`).
+    // The checkpoint thread stops when the applier ends (it drops `alive`), which it does
+    // once the writer thread has handed over everything and ended.
     let (alive, writer_gone) = std::sync::mpsc::channel::<()>();
     let checkpoint_turn = turn.clone();
+    let writer_unapplied = unapplied.clone();
     std::thread::Builder::new()
         .name("parley-writer".into())
+        .spawn(move || run(reader, rx, appender, &writer_unapplied, &clock))
+        .map_err(|e| StoreError::Connection(format!("message writer: {e}")))?;
+    let applier_unapplied = unapplied.clone();
+    std::thread::Builder::new()
+        .name("parley-applier".into())
         .spawn(move || {
-            run(conn, rx, &turn, &clock);
+            apply_all(conn, handoffs, applied_tx, &applier_unapplied, &turn);
             drop(alive);
         })
-        .map_err(|e| StoreError::Connection(format!("message writer: {e}")))?;
+        .map_err(|e| StoreError::Connection(format!("message applier: {e}")))?;
     std::thread::Builder::new()
         .name("parley-checkpoint".into())
         .spawn(move || checkpoint_until(checkpointer, &writer_gone, &checkpoint_turn, restart_at))
         .map_err(|e| StoreError::Connection(format!("checkpoint thread: {e}")))?;
-    Ok(Writer { tx })
+    Ok(Writer { tx, unapplied })
 }
 
 /// Past this many frames (about 256 MB) the checkpoint stops being polite: under load with
@@ -146,25 +172,147 @@ fn checkpoint_until(mut conn: SqliteConnection, writer_gone: &std::sync::mpsc::R
     }
 }
 
-fn run(mut conn: SqliteConnection, mut rx: mpsc::Receiver<Job>, turn: &TurnLock, clock: &tokio::runtime::Runtime) {
+/// Rows handed to the applier at the latest once this many are appended.
+const APPLY_ROWS: usize = 1024;
+
+/// Handoffs the applier may be behind before the writer waits for it (and its queue fills,
+/// and new messages are refused as busy).
+const APPLY_BEHIND: usize = 4;
+
+/// What the writer hands the applier: the rows of one finished journal segment, the kept
+/// counters when they are due, and the readers to answer once all of it is committed.
+struct Handoff {
+    rows: Vec<ChatMessage>,
+    segment: Option<PathBuf>,
+    counters: Option<Flush>,
+    done: Vec<oneshot::Sender<()>>,
+}
+
+/// The kept counters a flush writes, owned.
+struct Flush {
+    sessions: Vec<(String, Bump)>,
+    counted: Counted,
+}
+
+impl Flush {
+    fn take(kept: &mut Kept) -> Option<Flush> {
+        if kept.is_empty() {
+            return None;
+        }
+        let sessions = kept.with(&[]).into_iter().map(|(id, bump)| (id.to_string(), bump)).collect();
+        let counted = kept.counted_with(&Counted::default());
+        // The applier writes them now, retrying until it can; a crash before it does is
+        // what the start-up recount is for.
+        kept.flushed();
+        Some(Flush { sessions, counted })
+    }
+}
+
+/// The writer thread's state: what it has appended and not yet handed over, and how far
+/// behind the applier is.
+struct Appender {
+    journal: Journal,
+    pending: Vec<ChatMessage>,
+    since: Option<std::time::Instant>,
+    apply_after: std::time::Duration,
+    to_applier: std::sync::mpsc::SyncSender<Handoff>,
+    /// One answer per committed handoff: the sessions whose rows were dropped because the
+    /// session was deleted meanwhile.
+    applied: std::sync::mpsc::Receiver<Vec<String>>,
+    behind: usize,
+    /// Sessions the applier found deleted, for the writer to forget.
+    vanished: Vec<String>,
+}
+
+impl Appender {
+    /// How long the writer may wait for work before its appended rows are due.
+    fn time_left(&self) -> Option<std::time::Duration> {
+        self.since.map(|s| self.apply_after.saturating_sub(s.elapsed()))
+    }
+
+    fn due(&self) -> bool {
+        self.pending.len() >= APPLY_ROWS || self.time_left().is_some_and(|left| left.is_zero())
+    }
+
+    fn count_applied(&mut self) {
+        while let Ok(vanished) = self.applied.try_recv() {
+            self.answered(vanished);
+        }
+    }
+
+    fn answered(&mut self, vanished: Vec<String>) {
+        self.behind = self.behind.saturating_sub(1);
+        self.vanished.extend(vanished);
+    }
+
+    /// Waits for the applier's next answer; false when it has stopped.
+    fn wait_applied(&mut self) -> bool {
+        match self.applied.recv() {
+            Ok(vanished) => {
+                self.answered(vanished);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Hands what was appended (and `counters`, and `done`) to the applier, waiting while it
+    /// is `APPLY_BEHIND` handoffs behind.
+    fn hand_over(&mut self, counters: Option<Flush>, done: Vec<oneshot::Sender<()>>) {
+        self.count_applied();
+        if self.pending.is_empty() && counters.is_none() && done.is_empty() {
+            return;
+        }
+        let segment = match self.journal.rotate() {
+            Ok(segment) => segment,
+            Err(e) => {
+                // The rows stay in the segment being appended to, which is replayed at start.
+                tracing::warn!("{e}");
+                None
+            }
+        };
+        while self.behind >= APPLY_BEHIND && self.wait_applied() {}
+        let rows = std::mem::take(&mut self.pending);
+        self.since = None;
+        if self.to_applier.send(Handoff { rows, segment, counters, done }).is_ok() {
+            self.behind += 1;
+        }
+    }
+
+    /// Hands everything over and waits until the applier has committed it.
+    fn settle(&mut self, counters: Option<Flush>) {
+        self.hand_over(counters, Vec::new());
+        while self.behind > 0 && self.wait_applied() {}
+    }
+}
+
+/// The writer thread: numbers each batch, appends it to the journal with one write, answers
+/// its senders, and hands the rows to the applier every `apply_after` or `APPLY_ROWS` rows,
+/// or at once when a reader asks.
+fn run(mut reader: SqliteConnection, mut rx: mpsc::Receiver<Job>, mut appender: Appender, unapplied: &AtomicUsize, clock: &tokio::runtime::Runtime) {
     let mut tails = Tails::new();
     let mut kept = Kept::default();
     loop {
-        // Wait for work, but no longer than the kept counters may wait.
+        // Wait for work, but no longer than the kept counters or the appended rows may wait.
+        let wait = match (kept.time_left(), appender.time_left()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         let next = clock.block_on(async {
-            match kept.time_left() {
+            match wait {
                 Some(left) => tokio::time::timeout(left, rx.recv()).await.ok(),
                 None => Some(rx.recv().await),
             }
         });
         let first = match next {
             None => {
-                flush(&mut conn, &mut kept, turn);
+                let counters = if kept.due() { Flush::take(&mut kept) } else { None };
+                appender.hand_over(counters, Vec::new());
                 continue;
             }
             Some(None) => {
                 // Every sender is gone: the store is closing.
-                flush(&mut conn, &mut kept, turn);
+                appender.settle(Flush::take(&mut kept));
                 break;
             }
             Some(Some(job)) => job,
@@ -172,42 +320,41 @@ fn run(mut conn: SqliteConnection, mut rx: mpsc::Receiver<Job>, turn: &TurnLock,
         let mut work = Turn::new();
         work.add(first);
         work.fill(&mut rx);
-        remember(&mut tails);
-        let with_counters = !work.syncs.is_empty() || kept.due();
+        if tails.len() > TAIL_MEMORY {
+            // Forgotten tails are read again from the database, which must hold their rows.
+            appender.settle(None);
+            remember(&mut tails);
+        }
+        work.forget_deleted(&mut tails);
+        appender.count_applied();
+        for session in appender.vanished.drain(..) {
+            // Deleted: its next message finds it gone.
+            tails.remove(&session);
+        }
         let messages = std::mem::take(&mut work.messages);
         if !messages.is_empty() {
-            commit(&mut conn, messages, &mut tails, &mut kept, with_counters, turn);
+            append(&mut reader, messages, &mut tails, &mut kept, &mut appender, unapplied);
         }
-        if with_counters {
-            // Done already when the batch carried them; otherwise (no messages, or a batch
-            // that failed) on their own.
-            flush(&mut conn, &mut kept, turn);
+        let counters = if work.counters || kept.due() { Flush::take(&mut kept) } else { None };
+        if counters.is_some() || !work.syncs.is_empty() || appender.due() {
+            appender.hand_over(counters, std::mem::take(&mut work.syncs));
         }
-        work.answer_syncs();
     }
+    appender.journal.close();
 }
 
-/// Commits a batch of messages and answers each; a batch refused as a whole is retried one
-/// message at a time, so one bad message fails alone.
-fn commit(conn: &mut SqliteConnection, jobs: Vec<MessageJob>, tails: &mut Tails, kept: &mut Kept, with_counters: bool, turn: &TurnLock) {
-    let guard = turn.blocking_lock();
-    let saved = write(conn, &jobs, tails, kept, with_counters);
-    drop(guard);
-    match saved {
+/// Numbers a batch, appends it to the journal and answers each sender; a batch refused as a
+/// whole (a vanished session) is retried one message at a time, so one bad message fails alone.
+fn append(reader: &mut SqliteConnection, jobs: Vec<MessageJob>, tails: &mut Tails, kept: &mut Kept, appender: &mut Appender, unapplied: &AtomicUsize) {
+    match append_batch(reader, &jobs, tails, kept, appender, unapplied) {
         Ok(rows) => answer(jobs, Ok(rows)),
         Err(_) if jobs.len() > 1 => {
             for job in jobs {
-                tails.remove(&job.session_id);
-                let guard = turn.blocking_lock();
-                let saved = write(conn, std::slice::from_ref(&job), tails, kept, false);
-                drop(guard);
+                let saved = append_batch(reader, std::slice::from_ref(&job), tails, kept, appender, unapplied);
                 let _ = job.reply.send(saved.and_then(|mut rows| rows.pop().ok_or(StoreError::NotFound)));
             }
         }
         Err(e) => {
-            for job in &jobs {
-                tails.remove(&job.session_id);
-            }
             if let Some(job) = jobs.into_iter().next() {
                 let _ = job.reply.send(Err(e));
             }
@@ -215,59 +362,172 @@ fn commit(conn: &mut SqliteConnection, jobs: Vec<MessageJob>, tails: &mut Tails,
     }
 }
 
-/// Writes the kept counters on their own.
-fn flush(conn: &mut SqliteConnection, kept: &mut Kept, turn: &TurnLock) {
-    if kept.is_empty() {
-        return;
-    }
-    let guard = turn.blocking_lock();
+fn append_batch(
+    reader: &mut SqliteConnection,
+    jobs: &[MessageJob],
+    tails: &mut Tails,
+    kept: &mut Kept,
+    appender: &mut Appender,
+    unapplied: &AtomicUsize,
+) -> StoreResult<Vec<ChatMessage>> {
     let now = time::now();
-    let none = Counted::default();
-    let written = conn.immediate_transaction::<_, StoreError, _>(|conn| write_counters(conn, &kept.with(&[]), &kept.counted_with(&none), now));
-    drop(guard);
-    match written {
-        Ok(()) => kept.flushed(),
-        // Kept for the next flush.
-        Err(e) => tracing::warn!("session counters: {e}"),
+    // The tails and the kept counters change only once the batch is in the journal.
+    let mut batch_tails = tails.clone_for(jobs);
+    let mut unknown: Vec<&str> = jobs.iter().map(|j| j.session_id.as_str()).filter(|s| !batch_tails.contains_key(*s)).collect();
+    unknown.sort_unstable();
+    unknown.dedup();
+    if !unknown.is_empty() {
+        // A session the writer has not written to since it started (or forgot): its stored
+        // rows are its tail once everything appended is committed.
+        appender.settle(None);
+        let maxes: Vec<(String, Option<i64>)> = chat_messages::table
+            .filter(chat_messages::session_id.eq_any(&unknown))
+            .group_by(chat_messages::session_id)
+            .select((chat_messages::session_id, diesel::dsl::max(chat_messages::seq)))
+            .load(reader)?;
+        let sessions: Vec<(String, i32, String)> = chat_sessions::table
+            .filter(chat_sessions::id.eq_any(&unknown))
+            .select((chat_sessions::id, chat_sessions::message_count, chat_sessions::bot_id))
+            .load(reader)?;
+        if sessions.len() < unknown.len() {
+            // A message for a session that does not exist: to the caller, not found.
+            return Err(StoreError::NotFound);
+        }
+        fill_tails(&mut batch_tails, &unknown, maxes, sessions, kept);
+    }
+    let plan = plan(jobs, &mut batch_tails, now)?;
+    appender.journal.append(&plan.rows)?;
+    unapplied.fetch_add(plan.rows.len(), Ordering::SeqCst);
+    tails.extend(batch_tails);
+    kept.keep(&plan.bumps, &plan.counted);
+    if appender.pending.is_empty() {
+        appender.since = Some(std::time::Instant::now());
+    }
+    appender.pending.extend(plan.rows.iter().cloned());
+    Ok(plan.rows)
+}
+
+/// The applier thread: commits each handoff in one transaction (taking its turn with the
+/// process's other writers), then deletes its journal segment. A handoff that cannot be
+/// committed (a full disk, a locked database) is tried again until it is: its rows are safe in
+/// the journal meanwhile, and the writer stops taking messages once it is `APPLY_BEHIND`.
+fn apply_all(mut conn: SqliteConnection, handoffs: std::sync::mpsc::Receiver<Handoff>, applied: std::sync::mpsc::Sender<Vec<String>>, unapplied: &AtomicUsize, turn: &TurnLock) {
+    for handoff in handoffs {
+        let mut tries = 0u32;
+        let vanished = loop {
+            match apply(&mut conn, &handoff, turn) {
+                Ok(vanished) => break vanished,
+                Err(e) => {
+                    tries += 1;
+                    tracing::warn!("applying {} journaled messages (try {tries}): {e}", handoff.rows.len());
+                    std::thread::sleep(std::time::Duration::from_millis(100 * u64::from(tries.min(20))));
+                }
+            }
+        };
+        if let Some(segment) = &handoff.segment {
+            if let Err(e) = std::fs::remove_file(segment) {
+                tracing::warn!("message journal: removing {}: {e}", segment.display());
+            }
+        }
+        unapplied.fetch_sub(handoff.rows.len(), Ordering::SeqCst);
+        for done in handoff.done {
+            let _ = done.send(());
+        }
+        let _ = applied.send(vanished);
     }
 }
 
-fn write(conn: &mut SqliteConnection, jobs: &[MessageJob], tails: &mut Tails, kept: &mut Kept, with_counters: bool) -> StoreResult<Vec<ChatMessage>> {
+/// Commits a handoff's rows and counters together; when the batch is refused (a session
+/// deleted after its messages were journaled), row by row, dropping the rows whose session is
+/// gone (its messages went with it). Returns the sessions of the rows dropped.
+fn apply(conn: &mut SqliteConnection, handoff: &Handoff, turn: &TurnLock) -> StoreResult<Vec<String>> {
     let now = time::now();
-    // The tails and the kept counters change only when the transaction commits.
-    let mut batch_tails = tails.clone_for(jobs);
-    let kept_now: &Kept = kept;
-    let result = conn.immediate_transaction::<_, StoreError, _>(|conn| {
-        let unknown: Vec<&str> = jobs.iter().map(|j| j.session_id.as_str()).filter(|s| !batch_tails.contains_key(*s)).collect();
-        if !unknown.is_empty() {
-            let maxes: Vec<(String, Option<i64>)> = chat_messages::table
-                .filter(chat_messages::session_id.eq_any(&unknown))
-                .group_by(chat_messages::session_id)
-                .select((chat_messages::session_id, diesel::dsl::max(chat_messages::seq)))
-                .load(conn)?;
-            let sessions: Vec<(String, i32, String)> = chat_sessions::table
-                .filter(chat_sessions::id.eq_any(&unknown))
-                .select((chat_sessions::id, chat_sessions::message_count, chat_sessions::bot_id))
-                .load(conn)?;
-            fill_tails(&mut batch_tails, &unknown, maxes, sessions, kept_now);
+    let write_counters_of = |conn: &mut SqliteConnection| match &handoff.counters {
+        Some(flush) => {
+            let sessions: Vec<(&str, Bump)> = flush.sessions.iter().map(|(id, b)| (id.as_str(), b.clone())).collect();
+            write_counters(conn, &sessions, &flush.counted, now)
         }
-        let plan = plan(jobs, &mut batch_tails, now)?;
-        for row in &plan.rows {
-            insert_message(conn, row).map_err(vanished_session)?;
+        None => Ok(()),
+    };
+    let guard = turn.blocking_lock();
+    let whole = conn.immediate_transaction::<_, StoreError, _>(|conn| {
+        for row in &handoff.rows {
+            insert_message(conn, row)?;
         }
-        if with_counters {
-            write_counters(conn, &kept_now.with(&plan.bumps), &kept_now.counted_with(&plan.counted), now)?;
-        }
-        Ok(plan)
+        write_counters_of(conn)
     });
-    let plan = result?;
-    tails.extend(batch_tails);
-    if with_counters {
-        kept.flushed();
-    } else {
-        kept.keep(&plan.bumps, &plan.counted);
+    drop(guard);
+    if whole.is_ok() || handoff.rows.is_empty() {
+        return whole.map(|()| Vec::new());
     }
-    Ok(plan.rows)
+    let vanished = apply_rows_one_by_one(conn, &handoff.rows, turn, false)?;
+    let guard = turn.blocking_lock();
+    let counters = conn.immediate_transaction::<_, StoreError, _>(write_counters_of);
+    drop(guard);
+    counters.map(|()| vanished)
+}
+
+/// Inserts rows one transaction each, dropping (with a warning) those a constraint refuses;
+/// stops at the first other error. `replaying`: rows already committed are skipped. Returns
+/// the sessions of the rows dropped.
+fn apply_rows_one_by_one(conn: &mut SqliteConnection, rows: &[ChatMessage], turn: &TurnLock, replaying: bool) -> StoreResult<Vec<String>> {
+    let mut dropped = Vec::new();
+    for row in rows {
+        let guard = turn.blocking_lock();
+        let inserted = conn.immediate_transaction::<_, diesel::result::Error, _>(|conn| {
+            if replaying {
+                insert_message_unless_saved(conn, row)
+            } else {
+                insert_message(conn, row)
+            }
+        });
+        drop(guard);
+        match inserted {
+            Ok(_) => {}
+            Err(diesel::result::Error::DatabaseError(kind, info)) if is_constraint(&kind) => {
+                tracing::warn!("journaled message {} of session {} dropped: {}", row.id, row.session_id, info.message());
+                dropped.push(row.session_id.clone());
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(dropped)
+}
+
+fn is_constraint(kind: &diesel::result::DatabaseErrorKind) -> bool {
+    use diesel::result::DatabaseErrorKind as K;
+    matches!(kind, K::ForeignKeyViolation | K::UniqueViolation | K::NotNullViolation | K::CheckViolation)
+}
+
+/// Start-up: commits the rows of every journal segment left beside the database at `path`
+/// (a crash or a power cut came before the applier did), then deletes the segments. Runs
+/// before anything reads the database, and before the counters are recounted.
+pub(crate) fn replay_journal(conn: &mut SqliteConnection, path: &std::path::Path) -> StoreResult<usize> {
+    let dir = journal::dir_of(path);
+    let mut replayed = 0;
+    for (_, segment) in journal::segments(&dir)? {
+        let rows = journal::read_segment(&segment)?;
+        let whole = conn.immediate_transaction::<_, diesel::result::Error, _>(|conn| {
+            for row in &rows {
+                insert_message_unless_saved(conn, row)?;
+            }
+            Ok(())
+        });
+        if whole.is_err() {
+            apply_rows_one_by_one(conn, &rows, &TurnLock::default(), true)?;
+        }
+        replayed += rows.len();
+        // Their sessions' counters, from the messages (the flush that would have written them
+        // may never have come; a recount is absolute, so counting twice is harmless).
+        if let Some(first) = rows.iter().map(|r| r.id.as_str()).min() {
+            diesel::sql_query(super::counters::recount_sql("max")).bind::<diesel::sql_types::Text, _>(first).execute(conn)?;
+        }
+        std::fs::remove_file(&segment).map_err(|e| StoreError::Connection(format!("message journal: removing {}: {e}", segment.display())))?;
+    }
+    if replayed > 0 {
+        tracing::info!("message journal: {replayed} messages saved before the last stop were committed at start-up");
+    }
+    Ok(replayed)
 }
 
 /// Adds kept counts to a slot of a bot that still exists (bot, slot, role, count): a bot
@@ -311,22 +571,34 @@ fn write_counters(conn: &mut SqliteConnection, changes: &[(&str, Bump)], counted
 /// plan (the profile's `sqlite3RunParser`, `yy_reduce`, `cached_statement_non_generic`).
 /// Here every column is bound, nulls included, so the statement's shape never changes.
 fn insert_message(conn: &mut SqliteConnection, row: &ChatMessage) -> QueryResult<usize> {
+    insert_row(conn, row, false)
+}
+
+/// `insert_message` for a replayed row, which the applier may have committed before the stop.
+fn insert_message_unless_saved(conn: &mut SqliteConnection, row: &ChatMessage) -> QueryResult<usize> {
+    insert_row(conn, row, true)
+}
+
+fn insert_row(conn: &mut SqliteConnection, row: &ChatMessage, unless_saved: bool) -> QueryResult<usize> {
     use chat_messages::dsl as m;
-    diesel::insert_into(chat_messages::table)
-        .values((
-            m::id.eq(&row.id),
-            m::session_id.eq(&row.session_id),
-            m::seq.eq(row.seq),
-            m::role.eq(&row.role),
-            m::content.eq(&row.content),
-            m::sender_name.eq(row.sender_name.as_ref()),
-            m::agent_id.eq(row.agent_id.as_ref()),
-            m::is_agent.eq(row.is_agent),
-            m::is_error.eq(row.is_error),
-            m::sources.eq(&row.sources),
-            m::created_at.eq(row.created_at),
-            m::edited_at.eq(row.edited_at),
-            m::suggestions.eq(&row.suggestions),
-        ))
-        .execute(conn)
+    let values = (
+        m::id.eq(&row.id),
+        m::session_id.eq(&row.session_id),
+        m::seq.eq(row.seq),
+        m::role.eq(&row.role),
+        m::content.eq(&row.content),
+        m::sender_name.eq(row.sender_name.as_ref()),
+        m::agent_id.eq(row.agent_id.as_ref()),
+        m::is_agent.eq(row.is_agent),
+        m::is_error.eq(row.is_error),
+        m::sources.eq(&row.sources),
+        m::created_at.eq(row.created_at),
+        m::edited_at.eq(row.edited_at),
+        m::suggestions.eq(&row.suggestions),
+    );
+    if unless_saved {
+        diesel::insert_or_ignore_into(chat_messages::table).values(values).execute(conn)
+    } else {
+        diesel::insert_into(chat_messages::table).values(values).execute(conn)
+    }
 }
