@@ -20,8 +20,10 @@
 //! analytics reads are kept the same way (`counters::Counted`), so a commit writes the
 //! message's own pages and nothing else.
 //!
-//! SQLite: a dedicated thread appends each batch to the message journal (`journal`: one
-//! `write`, as durable as a commit) and answers at once; an applier thread commits the
+//! SQLite: a message is saved by appending it to the message journal (`journal`: one
+//! `write`, as durable as a commit), on the caller's own thread when the writer knows its
+//! session (`sqlite::Saver`), else by the writer thread, which reads the session's tail
+//! first; an applier thread commits the
 //! journaled rows behind it, many messages to a transaction, on a plain (synchronous)
 //! connection, and every read or write of the store's pool first waits for the rows saved
 //! before it (`Writer::sync_messages`). Neither checkpoints the WAL (a checkpoint copies
@@ -89,6 +91,8 @@ pub(crate) enum Job {
     /// A session or bot was deleted: forget its tails, so its next message finds it gone
     /// instead of being saved for a session that no longer exists.
     Forget(Forget),
+    /// Enough is appended: hand it over now (SQLite).
+    Nudge,
 }
 
 pub(crate) enum Forget {
@@ -108,17 +112,29 @@ pub(crate) struct Writer {
     tx: mpsc::Sender<Job>,
     /// Messages saved (journaled, on SQLite) and not yet committed to the database.
     unapplied: Arc<AtomicUsize>,
+    /// SQLite: saves a message of a known session on the caller's thread.
+    saver: Option<Arc<sqlite::Saver>>,
 }
 
 impl Writer {
     /// Queues a message; `Err(Busy)` at once when the queue is full.
     pub(crate) fn submit(&self, session_id: &str, new: NewMessage) -> StoreResult<oneshot::Receiver<StoreResult<ChatMessage>>> {
         let (reply, answer) = oneshot::channel();
-        match self.tx.try_send(Job::Message(MessageJob { session_id: session_id.to_string(), new, reply })) {
-            Ok(()) => Ok(answer),
-            Err(mpsc::error::TrySendError::Full(_)) => Err(StoreError::Busy(BUSY.into())),
-            Err(mpsc::error::TrySendError::Closed(_)) => Err(StoreError::Connection("the message writer stopped".into())),
+        if let Some(saver) = &self.saver {
+            if let Some(saved) = saver.save_now(session_id, &new)? {
+                let _ = reply.send(Ok(saved));
+                return Ok(answer);
+            }
         }
+        let refused = match self.tx.try_send(Job::Message(MessageJob { session_id: session_id.to_string(), new, reply })) {
+            Ok(()) => return Ok(answer),
+            Err(mpsc::error::TrySendError::Full(_)) => StoreError::Busy(BUSY.into()),
+            Err(mpsc::error::TrySendError::Closed(_)) => StoreError::Connection("the message writer stopped".into()),
+        };
+        if let Some(saver) = &self.saver {
+            saver.not_queued(session_id);
+        }
+        Err(refused)
     }
 
     /// Has the writer commit the session counters it keeps, and waits until it has: a read
@@ -133,7 +149,12 @@ impl Writer {
 
     /// Tells the writer a session or bot is gone (after its deletion is committed).
     pub(crate) async fn forget(&self, gone: Forget) {
-        let _ = self.tx.send(Job::Forget(gone)).await;
+        match &self.saver {
+            Some(saver) => saver.forget(&gone),
+            None => {
+                let _ = self.tx.send(Job::Forget(gone)).await;
+            }
+        }
     }
 
     /// Waits until every message saved so far is in the database (on SQLite a saved message
@@ -175,6 +196,7 @@ impl Turn {
                 self.counters |= counters;
             }
             Job::Forget(gone) => self.forget.push(gone),
+            Job::Nudge => {}
         }
     }
 
@@ -240,25 +262,31 @@ fn row(session_id: &str, seq: i64, new: &NewMessage, now: NaiveDateTime) -> Stor
 /// Numbers the jobs' messages from `tails` (every session of `jobs` must be in it) and works
 /// out each session's counters.
 fn plan<'a>(jobs: &'a [MessageJob], tails: &mut Tails, now: NaiveDateTime) -> StoreResult<Plan<'a>> {
-    let mut rows = Vec::with_capacity(jobs.len());
+    let items: Vec<(&'a str, &'a NewMessage)> = jobs.iter().map(|j| (j.session_id.as_str(), &j.new)).collect();
+    plan_messages(&items, tails, now)
+}
+
+/// `plan` for messages (session id, message) that are not queued jobs.
+fn plan_messages<'a>(items: &[(&'a str, &'a NewMessage)], tails: &mut Tails, now: NaiveDateTime) -> StoreResult<Plan<'a>> {
+    let mut rows = Vec::with_capacity(items.len());
     let mut bumps: Vec<(&'a str, Bump)> = Vec::new();
     let mut index: HashMap<&'a str, usize> = HashMap::new();
     let mut counted = Counted::default();
-    for job in jobs {
-        let tail = tails.get_mut(&job.session_id).ok_or(StoreError::NotFound)?;
+    for &(session_id, new) in items {
+        let tail = tails.get_mut(session_id).ok_or(StoreError::NotFound)?;
         tail.seq += 1;
-        rows.push(row(&job.session_id, tail.seq, &job.new, now)?);
-        if let (true, Some(bot)) = (shown(job.new.role), &tail.bot) {
-            counted.add((bot.clone(), slot_of(now), job.new.role.as_str()));
+        rows.push(row(session_id, tail.seq, new, now)?);
+        if let (true, Some(bot)) = (shown(new.role), &tail.bot) {
+            counted.add((bot.clone(), slot_of(now), new.role.as_str()));
         }
-        let i = *index.entry(job.session_id.as_str()).or_insert_with(|| {
-            bumps.push((job.session_id.as_str(), Bump::at(now)));
+        let i = *index.entry(session_id).or_insert_with(|| {
+            bumps.push((session_id, Bump::at(now)));
             bumps.len() - 1
         });
         if let Some((_, bump)) = bumps.get_mut(i) {
-            if shown(job.new.role) {
+            if shown(new.role) {
                 tail.shown += 1;
-                bump.shown(tail.shown, &job.new.content);
+                bump.shown(tail.shown, &new.content);
             }
             bump.count = tail.shown;
         }

@@ -18,7 +18,7 @@ pub(crate) fn start(pool: Pool<AsyncPgConnection>, capacity: usize) -> Writer {
     let (tx, rx) = mpsc::channel(capacity.max(1));
     tokio::spawn(run(pool, rx));
     // Every message is committed before it is answered: nothing waits to be applied.
-    Writer { tx, unapplied: Default::default() }
+    Writer { tx, unapplied: Default::default(), saver: None }
 }
 
 async fn run(pool: Pool<AsyncPgConnection>, mut rx: mpsc::Receiver<Job>) {

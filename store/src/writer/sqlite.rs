@@ -1,7 +1,9 @@
-//! The SQLite writer: a thread that journals each batch of messages with one write and answers
-//! its senders (`journal`), an applier thread that commits the journaled rows behind it in
-//! transactions of many messages, and a checkpoint thread.
+//! The SQLite writer: messages are saved by one append each to the journal (`journal`), on
+//! the caller's thread for a session the writer knows (`Saver`) and by the writer thread for
+//! the others; an applier thread commits the journaled rows behind them in transactions of
+//! many messages; a checkpoint thread copies the WAL into the database.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -12,7 +14,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::counters::{Bump, Counted, Kept, RECORD_FLUSH, RECORD_THROUGH};
 use super::journal::{self, Journal};
-use super::{answer, fill_tails, plan, remember, CloneFor, Job, MessageJob, Tails, Turn, Writer, TAIL_MEMORY};
+use super::{answer, fill_tails, plan_messages, remember, Forget, Job, MessageJob, Tails, Turn, Writer, TAIL_MEMORY};
+use crate::chat::NewMessage;
 use crate::models::ChatMessage;
 use crate::schema::{chat_messages, chat_sessions};
 use crate::{time, StoreError, StoreResult};
@@ -50,25 +53,32 @@ pub(crate) fn start(path: PathBuf, pragmas: &'static str, options: &crate::PoolO
     let (to_applier, handoffs) = std::sync::mpsc::sync_channel(APPLY_BEHIND);
     let (applied_tx, applied) = std::sync::mpsc::channel();
     let unapplied = Arc::new(AtomicUsize::new(0));
-    let appender = Appender {
-        journal,
-        pending: Vec::new(),
-        since: None,
+    let saver = Arc::new(Saver {
+        state: std::sync::Mutex::new(Appended {
+            journal,
+            tails: Tails::new(),
+            kept: Kept::default(),
+            pending: Vec::new(),
+            since: None,
+            queued: HashMap::new(),
+        }),
+        unapplied: unapplied.clone(),
+        nudge: tx.downgrade(),
+    });
+    let thread = WriterThread {
+        saver: saver.clone(),
+        applier: Applier { to_applier, applied, behind: 0 },
         apply_after: options.sqlite_journal_apply,
-        to_applier,
-        applied,
-        behind: 0,
-        vanished: Vec::new(),
+        reader,
     };
     let restart_at = restart_frames(options.sqlite_wal_restart_bytes);
     // The checkpoint thread stops when the applier ends (it drops `alive`), which it does
     // once the writer thread has handed over everything and ended.
     let (alive, writer_gone) = std::sync::mpsc::channel::<()>();
     let checkpoint_turn = turn.clone();
-    let writer_unapplied = unapplied.clone();
     std::thread::Builder::new()
         .name("parley-writer".into())
-        .spawn(move || run(reader, rx, appender, &writer_unapplied, &clock))
+        .spawn(move || run(thread, rx, &clock))
         .map_err(|e| StoreError::Connection(format!("message writer: {e}")))?;
     let applier_unapplied = unapplied.clone();
     std::thread::Builder::new()
@@ -82,7 +92,7 @@ pub(crate) fn start(path: PathBuf, pragmas: &'static str, options: &crate::PoolO
         .name("parley-checkpoint".into())
         .spawn(move || checkpoint_until(checkpointer, &writer_gone, &checkpoint_turn, restart_at))
         .map_err(|e| StoreError::Connection(format!("checkpoint thread: {e}")))?;
-    Ok(Writer { tx, unapplied })
+    Ok(Writer { tx, unapplied, saver: Some(saver) })
 }
 
 /// Past this many frames (about 256 MB) the checkpoint stops being polite: under load with
@@ -175,8 +185,11 @@ fn checkpoint_until(mut conn: SqliteConnection, writer_gone: &std::sync::mpsc::R
 /// Rows handed to the applier at the latest once this many are appended.
 const APPLY_ROWS: usize = 1024;
 
-/// Handoffs the applier may be behind before the writer waits for it (and its queue fills,
-/// and new messages are refused as busy).
+/// Appended rows not yet handed over past which new messages are refused as busy (the
+/// applier is behind: a full disk, a locked database).
+const PENDING_LIMIT: usize = 8 * APPLY_ROWS;
+
+/// Handoffs the applier may be behind before the writer thread waits for it.
 const APPLY_BEHIND: usize = 4;
 
 /// What the writer hands the applier: the rows of one finished journal segment, the kept
@@ -208,96 +221,291 @@ impl Flush {
     }
 }
 
-/// The writer thread's state: what it has appended and not yet handed over, and how far
-/// behind the applier is.
-struct Appender {
+/// What saving a message needs, shared by the callers' threads (which save a message of a
+/// session the writer knows at once, on their own thread: one append, no thread hop) and the
+/// writer thread (which saves the others, reading their tails first, and hands the appended
+/// rows to the applier).
+pub(crate) struct Saver {
+    state: std::sync::Mutex<Appended>,
+    unapplied: Arc<AtomicUsize>,
+    /// Wakes the writer thread when enough rows are appended to hand over (weak: the queue
+    /// closes when the last `Writer` goes, not when the writer thread does).
+    nudge: mpsc::WeakSender<Job>,
+}
+
+struct Appended {
     journal: Journal,
+    tails: Tails,
+    kept: Kept,
+    /// Rows appended and not yet handed to the applier, and when the first of them was.
     pending: Vec<ChatMessage>,
     since: Option<std::time::Instant>,
-    apply_after: std::time::Duration,
+    /// Messages of each session waiting in the writer's queue: while there are any, the
+    /// session's next message queues behind them, so messages are numbered in order.
+    queued: HashMap<String, usize>,
+}
+
+impl Appended {
+    /// Numbers `items` (every session's tail known), appends them to the journal with one
+    /// write, and keeps their tails, counters and rows; nothing changes if the write fails.
+    fn append(&mut self, items: &[(&str, &NewMessage)], unapplied: &AtomicUsize) -> StoreResult<Vec<ChatMessage>> {
+        let now = time::now();
+        let mut batch_tails = Tails::new();
+        for (session_id, _) in items {
+            if let Some(tail) = self.tails.get(*session_id) {
+                batch_tails.insert((*session_id).to_string(), tail.clone());
+            }
+        }
+        let plan = plan_messages(items, &mut batch_tails, now)?;
+        self.journal.append(&plan.rows)?;
+        unapplied.fetch_add(plan.rows.len(), Ordering::SeqCst);
+        self.tails.extend(batch_tails);
+        self.kept.keep(&plan.bumps, &plan.counted);
+        if self.pending.is_empty() {
+            self.since = Some(std::time::Instant::now());
+        }
+        self.pending.extend(plan.rows.iter().cloned());
+        Ok(plan.rows)
+    }
+
+    fn unqueue(&mut self, session_id: &str) {
+        if let Some(n) = self.queued.get_mut(session_id) {
+            *n -= 1;
+            if *n == 0 {
+                self.queued.remove(session_id);
+            }
+        }
+    }
+
+    /// How long the appended rows may wait before they are handed over.
+    fn time_left(&self, apply_after: std::time::Duration) -> Option<std::time::Duration> {
+        self.since.map(|s| apply_after.saturating_sub(s.elapsed()))
+    }
+
+    /// Starts a new journal segment and takes what was appended to the finished one.
+    fn take(&mut self) -> (Vec<ChatMessage>, Option<PathBuf>) {
+        let segment = match self.journal.rotate() {
+            Ok(segment) => segment,
+            Err(e) => {
+                // The rows stay in the segment being appended to, which is replayed at start
+                // (rows committed already are skipped).
+                tracing::warn!("{e}");
+                None
+            }
+        };
+        self.since = None;
+        (std::mem::take(&mut self.pending), segment)
+    }
+}
+
+impl Saver {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Appended> {
+        // A panic while holding it cannot leave half an append: the journal write is the
+        // last step that can fail.
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Saves a message of a session the writer knows and has nothing queued for, at once;
+    /// `Ok(None)`: it must go through the writer's queue (counted as queued for its session).
+    pub(crate) fn save_now(&self, session_id: &str, new: &NewMessage) -> StoreResult<Option<ChatMessage>> {
+        let mut state = self.lock();
+        if state.queued.contains_key(session_id) || !state.tails.contains_key(session_id) {
+            *state.queued.entry(session_id.to_string()).or_default() += 1;
+            return Ok(None);
+        }
+        if state.pending.len() >= PENDING_LIMIT {
+            return Err(StoreError::Busy(super::BUSY.into()));
+        }
+        let mut rows = state.append(&[(session_id, new)], &self.unapplied)?;
+        if state.pending.len() == 1 || state.pending.len() == APPLY_ROWS {
+            // The writer thread hands them over (it sets its clock by the first, and goes at
+            // once at `APPLY_ROWS`); a full queue means it is coming round anyway.
+            if let Some(nudge) = self.nudge.upgrade() {
+                let _ = nudge.try_send(Job::Nudge);
+            }
+        }
+        rows.pop().map(Some).ok_or(StoreError::NotFound)
+    }
+
+    /// A message counted as queued by `save_now` that could not be queued after all.
+    pub(crate) fn not_queued(&self, session_id: &str) {
+        self.lock().unqueue(session_id);
+    }
+
+    /// Forgets the tails of a deleted session or bot at once, so its next message finds it gone.
+    pub(crate) fn forget(&self, gone: &Forget) {
+        let mut state = self.lock();
+        match gone {
+            Forget::Session(id) => {
+                state.tails.remove(id);
+            }
+            Forget::Bot(bot) => state.tails.retain(|_, tail| tail.bot.as_deref() != Some(bot.as_str())),
+        }
+    }
+}
+
+/// The writer thread's side of the applier: how far behind it is.
+struct Applier {
     to_applier: std::sync::mpsc::SyncSender<Handoff>,
     /// One answer per committed handoff: the sessions whose rows were dropped because the
     /// session was deleted meanwhile.
     applied: std::sync::mpsc::Receiver<Vec<String>>,
     behind: usize,
-    /// Sessions the applier found deleted, for the writer to forget.
-    vanished: Vec<String>,
 }
 
-impl Appender {
-    /// How long the writer may wait for work before its appended rows are due.
-    fn time_left(&self) -> Option<std::time::Duration> {
-        self.since.map(|s| self.apply_after.saturating_sub(s.elapsed()))
-    }
-
-    fn due(&self) -> bool {
-        self.pending.len() >= APPLY_ROWS || self.time_left().is_some_and(|left| left.is_zero())
-    }
-
-    fn count_applied(&mut self) {
-        while let Ok(vanished) = self.applied.try_recv() {
-            self.answered(vanished);
+impl Applier {
+    /// Counts the handoffs committed since; returns the sessions found deleted.
+    fn count_applied(&mut self) -> Vec<String> {
+        let mut vanished = Vec::new();
+        while let Ok(gone) = self.applied.try_recv() {
+            self.behind = self.behind.saturating_sub(1);
+            vanished.extend(gone);
         }
+        vanished
     }
 
-    fn answered(&mut self, vanished: Vec<String>) {
+    /// Waits for the applier's next answer; `None` when it has stopped.
+    fn wait_applied(&mut self) -> Option<Vec<String>> {
+        let gone = self.applied.recv().ok()?;
         self.behind = self.behind.saturating_sub(1);
-        self.vanished.extend(vanished);
+        Some(gone)
     }
+}
 
-    /// Waits for the applier's next answer; false when it has stopped.
-    fn wait_applied(&mut self) -> bool {
-        match self.applied.recv() {
-            Ok(vanished) => {
-                self.answered(vanished);
-                true
-            }
-            Err(_) => false,
-        }
-    }
+/// The writer thread.
+struct WriterThread {
+    saver: Arc<Saver>,
+    applier: Applier,
+    apply_after: std::time::Duration,
+    reader: SqliteConnection,
+}
 
-    /// Hands what was appended (and `counters`, and `done`) to the applier, waiting while it
-    /// is `APPLY_BEHIND` handoffs behind.
-    fn hand_over(&mut self, counters: Option<Flush>, done: Vec<oneshot::Sender<()>>) {
-        self.count_applied();
-        if self.pending.is_empty() && counters.is_none() && done.is_empty() {
-            return;
-        }
-        let segment = match self.journal.rotate() {
-            Ok(segment) => segment,
-            Err(e) => {
-                // The rows stay in the segment being appended to, which is replayed at start.
-                tracing::warn!("{e}");
-                None
+impl WriterThread {
+    /// Hands what was appended (and the counters, when asked or due, and `done`) to the
+    /// applier, waiting while it is `APPLY_BEHIND` handoffs behind.
+    fn hand_over(&mut self, counters: bool, done: Vec<oneshot::Sender<()>>) {
+        let vanished = self.applier.count_applied();
+        let (rows, segment, counters) = {
+            let mut state = self.saver.lock();
+            for session in &vanished {
+                // Deleted: its next message finds it gone.
+                state.tails.remove(session);
             }
+            let counters = if counters || state.kept.due() { Flush::take(&mut state.kept) } else { None };
+            if state.pending.is_empty() && counters.is_none() && done.is_empty() {
+                return;
+            }
+            let (rows, segment) = state.take();
+            (rows, segment, counters)
         };
-        while self.behind >= APPLY_BEHIND && self.wait_applied() {}
-        let rows = std::mem::take(&mut self.pending);
-        self.since = None;
-        if self.to_applier.send(Handoff { rows, segment, counters, done }).is_ok() {
-            self.behind += 1;
+        while self.applier.behind >= APPLY_BEHIND {
+            match self.applier.wait_applied() {
+                Some(gone) => {
+                    let mut state = self.saver.lock();
+                    for session in &gone {
+                        state.tails.remove(session);
+                    }
+                }
+                None => break,
+            }
+        }
+        if self.applier.to_applier.send(Handoff { rows, segment, counters, done }).is_ok() {
+            self.applier.behind += 1;
         }
     }
 
     /// Hands everything over and waits until the applier has committed it.
-    fn settle(&mut self, counters: Option<Flush>) {
+    fn settle(&mut self, counters: bool) {
         self.hand_over(counters, Vec::new());
-        while self.behind > 0 && self.wait_applied() {}
+        while self.applier.behind > 0 {
+            let Some(gone) = self.applier.wait_applied() else { break };
+            let mut state = self.saver.lock();
+            for session in &gone {
+                state.tails.remove(session);
+            }
+        }
+    }
+
+    /// How long the thread may wait for work before the kept counters or the appended rows
+    /// are due.
+    fn wait_limit(&self) -> Option<std::time::Duration> {
+        let state = self.saver.lock();
+        match (state.kept.time_left(), state.time_left(self.apply_after)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn due(&self) -> bool {
+        let state = self.saver.lock();
+        state.pending.len() >= APPLY_ROWS || state.time_left(self.apply_after).is_some_and(|left| left.is_zero()) || state.kept.due()
+    }
+
+    /// Saves queued messages (their sessions' tails read first where the writer does not
+    /// know them) and answers each; a batch refused as a whole (a vanished session) is tried
+    /// one message at a time, so one bad message fails alone.
+    fn save_queued(&mut self, jobs: Vec<MessageJob>) {
+        match self.save_batch(&jobs) {
+            Ok(rows) => answer(jobs, Ok(rows)),
+            Err(_) if jobs.len() > 1 => {
+                for job in jobs {
+                    let saved = self.save_batch(std::slice::from_ref(&job));
+                    let _ = job.reply.send(saved.and_then(|mut rows| rows.pop().ok_or(StoreError::NotFound)));
+                }
+            }
+            Err(e) => {
+                if let Some(job) = jobs.into_iter().next() {
+                    let _ = job.reply.send(Err(e));
+                }
+            }
+        }
+    }
+
+    fn save_batch(&mut self, jobs: &[MessageJob]) -> StoreResult<Vec<ChatMessage>> {
+        let mut unknown: Vec<&str> = {
+            let state = self.saver.lock();
+            jobs.iter().map(|j| j.session_id.as_str()).filter(|s| !state.tails.contains_key(*s)).collect()
+        };
+        unknown.sort_unstable();
+        unknown.dedup();
+        let mut read = None;
+        if !unknown.is_empty() {
+            // A session the writer has not written to since it started (or forgot): its
+            // stored rows are its tail once everything appended is committed. (Its own
+            // messages are all queued, behind this batch: none is appended meanwhile.)
+            self.settle(false);
+            let maxes: Vec<(String, Option<i64>)> = chat_messages::table
+                .filter(chat_messages::session_id.eq_any(&unknown))
+                .group_by(chat_messages::session_id)
+                .select((chat_messages::session_id, diesel::dsl::max(chat_messages::seq)))
+                .load(&mut self.reader)?;
+            let sessions: Vec<(String, i32, String)> = chat_sessions::table
+                .filter(chat_sessions::id.eq_any(&unknown))
+                .select((chat_sessions::id, chat_sessions::message_count, chat_sessions::bot_id))
+                .load(&mut self.reader)?;
+            if sessions.len() < unknown.len() {
+                // A message for a session that does not exist: to the caller, not found.
+                return Err(StoreError::NotFound);
+            }
+            read = Some((maxes, sessions));
+        }
+        let mut state = self.saver.lock();
+        if let Some((maxes, sessions)) = read {
+            let mut filled = Tails::new();
+            fill_tails(&mut filled, &unknown, maxes, sessions, &state.kept);
+            state.tails.extend(filled);
+        }
+        let items: Vec<(&str, &NewMessage)> = jobs.iter().map(|j| (j.session_id.as_str(), &j.new)).collect();
+        state.append(&items, &self.saver.unapplied)
     }
 }
 
-/// The writer thread: numbers each batch, appends it to the journal with one write, answers
-/// its senders, and hands the rows to the applier every `apply_after` or `APPLY_ROWS` rows,
-/// or at once when a reader asks.
-fn run(mut reader: SqliteConnection, mut rx: mpsc::Receiver<Job>, mut appender: Appender, unapplied: &AtomicUsize, clock: &tokio::runtime::Runtime) {
-    let mut tails = Tails::new();
-    let mut kept = Kept::default();
+/// The writer thread: saves the messages that come through its queue, answers readers by
+/// handing everything appended to the applier, and hands it over anyway every `apply_after`
+/// or `APPLY_ROWS` rows.
+fn run(mut thread: WriterThread, mut rx: mpsc::Receiver<Job>, clock: &tokio::runtime::Runtime) {
     loop {
-        // Wait for work, but no longer than the kept counters or the appended rows may wait.
-        let wait = match (kept.time_left(), appender.time_left()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        let wait = thread.wait_limit();
         let next = clock.block_on(async {
             match wait {
                 Some(left) => tokio::time::timeout(left, rx.recv()).await.ok(),
@@ -306,13 +514,12 @@ fn run(mut reader: SqliteConnection, mut rx: mpsc::Receiver<Job>, mut appender: 
         });
         let first = match next {
             None => {
-                let counters = if kept.due() { Flush::take(&mut kept) } else { None };
-                appender.hand_over(counters, Vec::new());
+                thread.hand_over(false, Vec::new());
                 continue;
             }
             Some(None) => {
                 // Every sender is gone: the store is closing.
-                appender.settle(Flush::take(&mut kept));
+                thread.settle(true);
                 break;
             }
             Some(Some(job)) => job,
@@ -320,91 +527,32 @@ fn run(mut reader: SqliteConnection, mut rx: mpsc::Receiver<Job>, mut appender: 
         let mut work = Turn::new();
         work.add(first);
         work.fill(&mut rx);
-        if tails.len() > TAIL_MEMORY {
+        if thread.saver.lock().tails.len() > TAIL_MEMORY {
             // Forgotten tails are read again from the database, which must hold their rows.
-            appender.settle(None);
-            remember(&mut tails);
+            thread.settle(false);
+            remember(&mut thread.saver.lock().tails);
         }
-        work.forget_deleted(&mut tails);
-        appender.count_applied();
-        for session in appender.vanished.drain(..) {
-            // Deleted: its next message finds it gone.
-            tails.remove(&session);
+        {
+            let mut state = thread.saver.lock();
+            work.forget_deleted(&mut state.tails);
         }
         let messages = std::mem::take(&mut work.messages);
         if !messages.is_empty() {
-            append(&mut reader, messages, &mut tails, &mut kept, &mut appender, unapplied);
-        }
-        let counters = if work.counters || kept.due() { Flush::take(&mut kept) } else { None };
-        if counters.is_some() || !work.syncs.is_empty() || appender.due() {
-            appender.hand_over(counters, std::mem::take(&mut work.syncs));
-        }
-    }
-    appender.journal.close();
-}
-
-/// Numbers a batch, appends it to the journal and answers each sender; a batch refused as a
-/// whole (a vanished session) is retried one message at a time, so one bad message fails alone.
-fn append(reader: &mut SqliteConnection, jobs: Vec<MessageJob>, tails: &mut Tails, kept: &mut Kept, appender: &mut Appender, unapplied: &AtomicUsize) {
-    match append_batch(reader, &jobs, tails, kept, appender, unapplied) {
-        Ok(rows) => answer(jobs, Ok(rows)),
-        Err(_) if jobs.len() > 1 => {
-            for job in jobs {
-                let saved = append_batch(reader, std::slice::from_ref(&job), tails, kept, appender, unapplied);
-                let _ = job.reply.send(saved.and_then(|mut rows| rows.pop().ok_or(StoreError::NotFound)));
+            let sessions: Vec<String> = messages.iter().map(|m| m.session_id.clone()).collect();
+            thread.save_queued(messages);
+            let mut state = thread.saver.lock();
+            for session in &sessions {
+                state.unqueue(session);
             }
         }
-        Err(e) => {
-            if let Some(job) = jobs.into_iter().next() {
-                let _ = job.reply.send(Err(e));
-            }
+        let syncs = std::mem::take(&mut work.syncs);
+        if work.counters || !syncs.is_empty() || thread.due() {
+            thread.hand_over(work.counters, syncs);
         }
     }
-}
-
-fn append_batch(
-    reader: &mut SqliteConnection,
-    jobs: &[MessageJob],
-    tails: &mut Tails,
-    kept: &mut Kept,
-    appender: &mut Appender,
-    unapplied: &AtomicUsize,
-) -> StoreResult<Vec<ChatMessage>> {
-    let now = time::now();
-    // The tails and the kept counters change only once the batch is in the journal.
-    let mut batch_tails = tails.clone_for(jobs);
-    let mut unknown: Vec<&str> = jobs.iter().map(|j| j.session_id.as_str()).filter(|s| !batch_tails.contains_key(*s)).collect();
-    unknown.sort_unstable();
-    unknown.dedup();
-    if !unknown.is_empty() {
-        // A session the writer has not written to since it started (or forgot): its stored
-        // rows are its tail once everything appended is committed.
-        appender.settle(None);
-        let maxes: Vec<(String, Option<i64>)> = chat_messages::table
-            .filter(chat_messages::session_id.eq_any(&unknown))
-            .group_by(chat_messages::session_id)
-            .select((chat_messages::session_id, diesel::dsl::max(chat_messages::seq)))
-            .load(reader)?;
-        let sessions: Vec<(String, i32, String)> = chat_sessions::table
-            .filter(chat_sessions::id.eq_any(&unknown))
-            .select((chat_sessions::id, chat_sessions::message_count, chat_sessions::bot_id))
-            .load(reader)?;
-        if sessions.len() < unknown.len() {
-            // A message for a session that does not exist: to the caller, not found.
-            return Err(StoreError::NotFound);
-        }
-        fill_tails(&mut batch_tails, &unknown, maxes, sessions, kept);
+    if let Ok(state) = Arc::try_unwrap(thread.saver).map(|s| s.state.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner)) {
+        state.journal.close();
     }
-    let plan = plan(jobs, &mut batch_tails, now)?;
-    appender.journal.append(&plan.rows)?;
-    unapplied.fetch_add(plan.rows.len(), Ordering::SeqCst);
-    tails.extend(batch_tails);
-    kept.keep(&plan.bumps, &plan.counted);
-    if appender.pending.is_empty() {
-        appender.since = Some(std::time::Instant::now());
-    }
-    appender.pending.extend(plan.rows.iter().cloned());
-    Ok(plan.rows)
 }
 
 /// The applier thread: commits each handoff in one transaction (taking its turn with the
