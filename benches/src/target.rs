@@ -97,6 +97,13 @@ pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// A server is quiet once it uses less than this share of a core ...
+const QUIET_CORES: f64 = 0.05;
+/// ... over this long.
+const QUIET_WINDOW: Duration = Duration::from_millis(500);
+/// The longest a start may take to fall quiet before the scenario runs anyway.
+const SETTLE_LIMIT: Duration = Duration::from_secs(120);
+
 /// The `parley` binary: `--parley-bin`, else the release build, else the debug build.
 pub fn parley_binary(explicit: Option<&Path>) -> Res<PathBuf> {
     if let Some(p) = explicit {
@@ -182,7 +189,27 @@ impl Server {
                 eprintln!("[{name}] {line}");
             }
         });
-        Ok(Server { target, base, child, pid, _data_dir: data_dir, database })
+        let server = Server { target, base, child, pid, _data_dir: data_dir, database };
+        server.settle().await;
+        Ok(server)
+    }
+
+    /// Waits until the server has finished its start-up work (Parley trains its demo bot's
+    /// knowledge on a first start, seconds of embedding on both cores), so a scenario's CPU
+    /// and latency figures are the scenario's: quiet means under [`QUIET_CORES`] over a
+    /// [`QUIET_WINDOW`], checked for at most [`SETTLE_LIMIT`].
+    async fn settle(&self) {
+        let started = Instant::now();
+        let mut before = self.usage();
+        while started.elapsed() < SETTLE_LIMIT {
+            tokio::time::sleep(QUIET_WINDOW).await;
+            let now = self.usage();
+            if before.cpu_between(&now) < QUIET_CORES {
+                return;
+            }
+            before = now;
+        }
+        eprintln!("{} was still busy {} s after it started listening; measuring anyway", self.target.name(), SETTLE_LIMIT.as_secs());
     }
 
     pub fn usage(&self) -> Usage {

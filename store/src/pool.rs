@@ -115,7 +115,7 @@ pub const DEFAULT_WRITER_QUEUE: usize = 4096;
 pub const DEFAULT_WAL_RESTART_BYTES: u64 = 32 << 20;
 
 /// `sqlite_journal_apply_ms` in `config/default.toml`.
-pub const DEFAULT_JOURNAL_APPLY_MS: u64 = 50;
+pub const DEFAULT_JOURNAL_APPLY_MS: u64 = 500;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {

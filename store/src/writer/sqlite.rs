@@ -182,15 +182,17 @@ fn checkpoint_until(mut conn: SqliteConnection, writer_gone: &std::sync::mpsc::R
     }
 }
 
-/// Rows handed to the applier at the latest once this many are appended.
-const APPLY_ROWS: usize = 1024;
+/// Rows handed to the applier at the latest once this many are appended. Large batches are
+/// what make the applier cheap: a session's rows share its index pages only when several of
+/// them land in one commit.
+const APPLY_ROWS: usize = 8192;
 
 /// Appended rows not yet handed over past which new messages are refused as busy (the
 /// applier is behind: a full disk, a locked database).
-const PENDING_LIMIT: usize = 8 * APPLY_ROWS;
+const PENDING_LIMIT: usize = 2 * APPLY_ROWS;
 
 /// Handoffs the applier may be behind before the writer thread waits for it.
-const APPLY_BEHIND: usize = 4;
+const APPLY_BEHIND: usize = 2;
 
 /// What the writer hands the applier: the rows of one finished journal segment, the kept
 /// counters when they are due, and the readers to answer once all of it is committed.
