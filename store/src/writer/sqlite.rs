@@ -672,7 +672,13 @@ pub(crate) fn replay_journal(conn: &mut SqliteConnection, path: &std::path::Path
         if let Some(first) = rows.iter().map(|r| r.id.as_str()).min() {
             diesel::sql_query(super::counters::recount_sql("max")).bind::<diesel::sql_types::Text, _>(first).execute(conn)?;
         }
-        std::fs::remove_file(&segment).map_err(|e| StoreError::Connection(format!("message journal: removing {}: {e}", segment.display())))?;
+        // Gone already is fine: see `read_segment`.
+        match std::fs::remove_file(&segment) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(StoreError::Connection(format!("message journal: removing {}: {e}", segment.display())));
+            }
+            _ => {}
+        }
     }
     if replayed > 0 {
         tracing::info!("message journal: {replayed} messages saved before the last stop were committed at start-up");
