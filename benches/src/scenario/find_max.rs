@@ -71,12 +71,13 @@ pub async fn ramp(server: &Server, rig: &mut Rig, start: f64, step_secs: f64) ->
         let result = verdict(&mut o, rate);
         let p99 = o.p99_ms();
         println!(
-            "  {:<6} offered {:>8.0}/s delivered {:>8.0}/s p99 {:>9.1} ms cpu {:>4.2} rss {:>6.0} MB  {}",
+            "  {:<6} offered {:>8.0}/s delivered {:>8.0}/s p99 {:>9.1} ms cpu {:>4.2} (bench {:>4.2}) rss {:>6.0} MB  {}",
             server.target.name(),
             o.offered_per_s,
             o.delivered_per_s,
             p99,
             o.server_cpu_cores,
+            o.bench_cpu_cores,
             o.rss_mb_end,
             match &result {
                 Ok(()) => "pass".to_string(),
@@ -85,7 +86,7 @@ pub async fn ramp(server: &Server, rig: &mut Rig, start: f64, step_secs: f64) ->
         );
         found.steps.push(serde_json::json!({
             "target_rate": rate, "offered_per_s": o.offered_per_s, "delivered_per_s": o.delivered_per_s,
-            "p99_ms": p99, "lost": o.lost, "cpu_cores": o.server_cpu_cores, "rss_mb": o.rss_mb_end,
+            "p99_ms": p99, "lost": o.lost, "cpu_cores": o.server_cpu_cores, "bench_cpu_cores": o.bench_cpu_cores, "rss_mb": o.rss_mb_end,
             "pass": result.is_ok(),
         }));
         match result {

@@ -21,7 +21,7 @@ use super::ACK_TIMEOUT;
 use crate::client::{Client, Inbound, TRACKED_ACK};
 use crate::report::{Latencies, Run};
 use crate::setup::Api;
-use crate::target::{Server, Target};
+use crate::target::{Server, Target, Usage};
 use crate::{Args, Res};
 
 /// Sessions being set up at once.
@@ -136,6 +136,9 @@ pub struct Outcome {
     pub lost_acked: u64,
     pub latencies: Latencies,
     pub server_cpu_cores: f64,
+    /// The harness's own CPU over the step: on a machine it shares with the server, what is
+    /// left for the server is the cores minus this.
+    pub bench_cpu_cores: f64,
     pub rss_mb_end: f64,
     pub rss_mb_peak: f64,
     /// (seconds into the step, RSS in MB), one a second.
@@ -166,6 +169,7 @@ impl Outcome {
             run.set(&key("lost_acked"), self.lost_acked);
         }
         run.set(&key("server_cpu_cores"), self.server_cpu_cores);
+        run.set(&key("bench_cpu_cores"), self.bench_cpu_cores);
         run.set(&key("server_rss_mb"), self.rss_mb_end);
         run.set(&key("server_rss_peak_mb"), self.rss_mb_peak);
     }
@@ -233,6 +237,7 @@ impl Rig {
         let sent = Arc::new(AtomicU64::new(0));
         let send_failures = Arc::new(AtomicU64::new(0));
         let before = server.usage();
+        let bench_before = Usage::of(std::process::id());
         let started = Instant::now();
 
         let mut senders = Vec::new();
@@ -252,11 +257,8 @@ impl Rig {
                     let agent = seq % 2 == 1;
                     let text = encode(agent, step.id, i, seq, epoch.elapsed().as_micros());
                     let from = if agent { &pair.agent } else { &pair.visitor };
-                    let result = if step.acked {
-                        from.send_tracked(&pair.session_id, &text, TRACKED_BASE + (u64::from(step.id) << 32) + seq)
-                    } else {
-                        from.emit("send-message", json!({"sessionId": pair.session_id, "message": text}))
-                    };
+                    let ack = step.acked.then(|| TRACKED_BASE + (u64::from(step.id) << 32) + seq);
+                    let result = from.send_message(&pair.session_id, &text, ack);
                     match result {
                         Ok(()) => sent.fetch_add(1, Ordering::Relaxed),
                         Err(_) => send_failures.fetch_add(1, Ordering::Relaxed),
@@ -348,6 +350,7 @@ impl Rig {
         out.delivered_per_s = if sending_done_at.is_some() { delivered_while_sending } else { out.delivered } as f64 / sending_secs;
         out.failures = send_failures.load(Ordering::Relaxed) + errors;
         out.server_cpu_cores = before.cpu_between(&after);
+        out.bench_cpu_cores = bench_before.cpu_between(&Usage::of(std::process::id()));
         out.rss_mb_end = after.rss_bytes as f64 / 1_048_576.0;
         out.rss_mb_peak = out.rss_mb_peak.max(out.rss_mb_end);
         if step.acked {
