@@ -20,8 +20,8 @@ use tokio_tungstenite::tungstenite::Message;
 pub type Inbound = (usize, String, Value);
 
 /// The name under which the ack of a [`Client::send_message`] that asked for one arrives on the
-/// inbound channel, with `{"id": ack id, "ack": first ack argument}`. Not a valid event name on the wire (it starts
-/// with a control character), so no server event can be mistaken for it.
+/// inbound channel, with `{"id": ack id, "ack": first ack argument}`. Not a valid event name on
+/// the wire (it starts with a control character), so no server event can be mistaken for it.
 pub const TRACKED_ACK: &str = "\u{1}ack";
 
 type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Value>>>>;
