@@ -39,6 +39,24 @@ describe('leads store', () => {
     expect(last).toContain('/api/leads?priority=high&page=1&limit=50');
   });
 
+  it('shows a new list only with its figures, so the count never disagrees with the rows', async () => {
+    let answerStats: (r: Response) => void = () => {};
+    const slowStats = new Promise<Response>((resolve) => (answerStats = resolve));
+    mockFetch({
+      'GET /api/leads': { body: { leads: [lead('a'), lead('b')], total: 2, page: 1, limit: 50 } },
+      'GET /api/leads/stats': () => slowStats as unknown as Promise<never>,
+    });
+    const done = reload();
+    await new Promise((r) => setTimeout(r, 20));
+    // The list has arrived, the figures have not: nothing is shown yet.
+    expect(leads.leads).toEqual([]);
+    expect(leads.stats).toBeNull();
+    answerStats(new Response(JSON.stringify({ stats }), { status: 200, headers: { 'Content-Type': 'application/json' } }));
+    await done;
+    expect(leads.leads.map((l) => l._id)).toEqual(['a', 'b']);
+    expect(leads.stats?.total).toBe(2);
+  });
+
   it("says 'Failed to fetch leads' and empties the list when the list fails", async () => {
     mockFetch({ 'GET /api/leads': { status: 500, body: { error: { code: 'internal', message: 'x' } } }, 'GET /api/leads/stats': { body: { stats } } });
     await reload();

@@ -59,7 +59,11 @@ export function pageCount(s: Pick<LeadsState, 'total'>): number {
   return Math.max(1, Math.ceil(s.total / PAGE_SIZE));
 }
 
-async function loadList({ quiet = false } = {}): Promise<void> {
+/**
+ * Loads one page of the list. With `stats` (the figures, fetched alongside), both land in the
+ * same update, so the header's count never disagrees with the rows for a moment.
+ */
+async function loadList({ quiet = false, stats }: { quiet?: boolean; stats?: Promise<LeadStats | null> } = {}): Promise<void> {
   const mine = ++seq;
   inflight?.abort();
   const ctrl = new AbortController();
@@ -67,7 +71,9 @@ async function loadList({ quiet = false } = {}): Promise<void> {
   leads.loading = true;
   try {
     const res = await leadsApi.list(query(), leads.page, PAGE_SIZE, ctrl.signal);
+    const figures = stats ? await stats : undefined;
     if (mine !== seq) return;
+    if (figures !== undefined) leads.stats = figures;
     leads.leads = res.leads.map((l) => ref(l) as Lead);
     leads.total = res.total;
     leads.loaded = true;
@@ -77,6 +83,7 @@ async function loadList({ quiet = false } = {}): Promise<void> {
     }
   } catch (err) {
     if (mine !== seq || (err as Error)?.name === 'AbortError') return;
+    if (stats) leads.stats = await stats;
     // Spec 1 §4: a failed fetch resets its data.
     leads.leads = [];
     leads.total = 0;
@@ -87,22 +94,23 @@ async function loadList({ quiet = false } = {}): Promise<void> {
   }
 }
 
-async function loadStats(): Promise<void> {
+/** The figures of the chosen bots; null when they could not be had. */
+async function fetchStats(): Promise<LeadStats | null> {
   try {
-    leads.stats = (await leadsApi.stats(leads.botId)).stats;
+    return (await leadsApi.stats(leads.botId)).stats;
   } catch (err) {
     // Spec 1 §8: a stats failure is only logged.
     console.warn('lead stats', err);
-    leads.stats = null;
+    return null;
   }
 }
 
-export const reload = ({ quiet = false } = {}) => Promise.all([loadList({ quiet }), loadStats()]).then(() => undefined);
+export const reload = ({ quiet = false } = {}) => loadList({ quiet, stats: fetchStats() });
 
 function setFilter(patch: Partial<Pick<LeadsState, 'botId' | 'status' | 'priority' | 'sort'>>): Promise<void> {
   Object.assign(leads, patch, { page: 1 });
-  if ('botId' in patch) void loadStats();
-  return loadList();
+  // Another bot: its figures arrive with its list.
+  return loadList({ stats: 'botId' in patch ? fetchStats() : undefined });
 }
 
 export const leadsActions = {
