@@ -162,13 +162,14 @@ impl Store {
     /// are committed together by the message writer (`writer`); each is still its own unit
     /// (one that cannot be saved fails alone).
     pub async fn append_message(&self, session_id: &str, new: NewMessage) -> StoreResult<ChatMessage> {
-        self.queue_message(session_id, new)?.await
+        self.queue_message(session_id, new)?.await.map(std::sync::Arc::unwrap_or_clone)
     }
 
     /// Queues a message for the writer and returns at once: `Err(Busy)` when the writer's queue
     /// is full (nothing queued), otherwise a future of the saved message. The session actor uses
-    /// it to keep handling its mailbox while its messages are committed, in order.
-    pub fn queue_message(&self, session_id: &str, new: NewMessage) -> StoreResult<impl std::future::Future<Output = StoreResult<ChatMessage>>> {
+    /// it to keep handling its mailbox while its messages are committed, in order. The saved
+    /// row is shared with the writer (on SQLite it is still waiting to be applied), not copied.
+    pub fn queue_message(&self, session_id: &str, new: NewMessage) -> StoreResult<impl std::future::Future<Output = StoreResult<std::sync::Arc<ChatMessage>>>> {
         let answer = self.writer.submit(session_id, new)?;
         Ok(async move { answer.await.map_err(|_| StoreError::Connection("the message was not saved".into()))? })
     }

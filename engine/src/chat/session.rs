@@ -58,11 +58,11 @@ struct PendingTurn {
 }
 
 /// What to do once a message is saved (or could not be).
-type AfterSave = Box<dyn FnOnce(&mut SessionActor, &mut Context<SessionActor>, Result<ChatMessage, EngineError>)>;
+type AfterSave = Box<dyn FnOnce(&mut SessionActor, &mut Context<SessionActor>, Result<Arc<ChatMessage>, EngineError>)>;
 
 /// A message handed to the writer, waiting for its commit.
 struct Saving {
-    saved: Pin<Box<dyn Future<Output = parley_store::StoreResult<ChatMessage>>>>,
+    saved: Pin<Box<dyn Future<Output = parley_store::StoreResult<Arc<ChatMessage>>>>>,
     then: AfterSave,
 }
 
@@ -117,7 +117,7 @@ impl SessionActor {
 
     /// Hands `message` to the writer now and runs `then` once it is committed, after the
     /// messages handed over before it.
-    fn save(&mut self, ctx: &mut Context<Self>, message: NewMessage, then: impl FnOnce(&mut Self, &mut Context<Self>, Result<ChatMessage, EngineError>) + 'static) {
+    fn save(&mut self, ctx: &mut Context<Self>, message: NewMessage, then: impl FnOnce(&mut Self, &mut Context<Self>, Result<Arc<ChatMessage>, EngineError>) + 'static) {
         match self.store.queue_message(&self.id, message) {
             Err(refused) => then(self, ctx, Err(refused.into())),
             Ok(saved) => {
@@ -229,7 +229,6 @@ impl SessionActor {
                     if refused {
                         act.note_refusal(&saved, turn.question.clone());
                     }
-                    let saved = Arc::new(saved);
                     act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: saved.clone() });
                     TurnOutcome { session_id: act.id.clone(), user_message: turn.user_message, reply: Some(saved), agent_connected: false, offer_handoff }
                 });
@@ -257,12 +256,10 @@ impl SessionActor {
     /// Saves `message`, then shows it to the session. Replies with the saved message.
     fn save_and_show(&mut self, ctx: &mut Context<Self>, message: NewMessage, reply: oneshot::Sender<Result<Arc<ChatMessage>, EngineError>>) {
         self.save(ctx, message, move |act, _, saved| {
-            let result = saved.map(|m| {
-                let m = Arc::new(m);
-                act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: m.clone() });
-                m
-            });
-            let _ = reply.send(result);
+            if let Ok(m) = &saved {
+                act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: Arc::clone(m) });
+            }
+            let _ = reply.send(saved);
         });
     }
 
@@ -278,7 +275,6 @@ impl SessionActor {
                     return;
                 }
             };
-            let saved = Arc::new(saved);
             let view = saved.clone();
             act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: view.clone() });
             if act.mode != Mode::Bot {
@@ -411,7 +407,7 @@ impl Handler<RequestSupport> for SessionActor {
                         }
                     };
                     let view = Arc::new(session);
-                    act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: Arc::new(note) });
+                    act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: note });
                     act.to_visitors(ServerEvent::SupportRequested { message: msg.handover_message });
                     let customer_message = if msg.message.trim().is_empty() { "Requested human support".to_string() } else { msg.message };
                     act.to_bot_agents(ServerEvent::SupportRequest {
@@ -437,7 +433,7 @@ impl Handler<AgentAssigned> for SessionActor {
         let note = NewMessage::simple(Role::System, msg.note.clone());
         self.save(ctx, note, move |act, _, saved| {
             if let Ok(saved) = saved {
-                act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: Arc::new(saved) });
+                act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: saved });
             }
             // The visitor gets an alias, never the agent's account id (see `alias`).
             let agent_id = super::alias::visitor_alias(&act.id, &msg.agent_id);
@@ -499,7 +495,7 @@ impl Handler<Resolve> for SessionActor {
                 let note = NewMessage::simple(Role::System, format!("Session resolved by {}", msg.resolved_by));
                 act.save(ctx, note, move |act, _, note| {
                     if let Ok(note) = note {
-                        act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: Arc::new(note) });
+                        act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: note });
                     }
                     let event = ServerEvent::SessionResolved {
                         session_id: act.id.clone(),

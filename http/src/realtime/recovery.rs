@@ -3,7 +3,8 @@
 //! `max_disconnection` with the same sid, its rooms and data, and get the events it missed.
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::Mutex;
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::engineio::Message;
@@ -37,10 +38,30 @@ pub(crate) type Frames = Vec<Message>;
 struct Stored {
     offset: u64,
     at: Instant,
-    rooms: Vec<String>,
-    except: Vec<String>,
+    to: Audience,
     frames: Frames,
     bytes: usize,
+}
+
+/// Whom a stored event went to.
+enum Audience {
+    /// One socket, by its id (every socket is in the room of its id). Most events are these,
+    /// and the id is shared with the socket rather than copied per event.
+    Socket(Arc<str>),
+    /// The sockets in `rooms` (all of them when empty) but not in `except`.
+    Rooms { rooms: Vec<String>, except: Vec<String> },
+}
+
+impl Audience {
+    fn includes(&self, rooms_of_session: &HashSet<String>) -> bool {
+        match self {
+            Audience::Socket(id) => rooms_of_session.contains(&**id),
+            Audience::Rooms { rooms, except } => {
+                (rooms.is_empty() || rooms.iter().any(|r| rooms_of_session.contains(r)))
+                    && !except.iter().any(|r| rooms_of_session.contains(r))
+            }
+        }
+    }
 }
 
 /// A session kept after a recoverable disconnect.
@@ -55,6 +76,8 @@ pub(crate) struct SavedSession {
 
 struct Inner {
     counter: u64,
+    /// The current offset as text, rewritten for each event instead of allocated.
+    offset_text: String,
     bytes: usize,
     packets: VecDeque<Stored>,
     sessions: HashMap<String, SavedSession>,
@@ -85,6 +108,7 @@ impl RecoveryStore {
             prefix: format!("{prefix:08x}"),
             inner: Mutex::new(Inner {
                 counter: 0,
+                offset_text: String::new(),
                 bytes: 0,
                 packets: VecDeque::new(),
                 sessions: HashMap::new(),
@@ -104,7 +128,10 @@ impl RecoveryStore {
     /// Drops packets from the front that are too old or over the count or byte budget: what
     /// `append` needs, at the cost of the packets it drops.
     fn prune_packets(&self, inner: &mut Inner) {
-        let now = Instant::now();
+        self.prune_packets_at(inner, Instant::now());
+    }
+
+    fn prune_packets_at(&self, inner: &mut Inner, now: Instant) {
         let max = self.cfg.max_disconnection;
         while let Some(front) = inner.packets.front() {
             let over = now.duration_since(front.at) > max
@@ -121,21 +148,27 @@ impl RecoveryStore {
     /// Stores an event for `rooms` (all sockets when empty) but not `except`: `build` makes its
     /// frames given the offset to carry as the last argument. Returns the frames to send.
     pub fn append(&self, rooms: &[String], except: &[String], build: impl FnOnce(&str) -> Frames) -> Frames {
-        let mut inner = lock(&self.inner);
+        self.store(Audience::Rooms { rooms: rooms.to_vec(), except: except.to_vec() }, build)
+    }
+
+    /// `append` for an event to the one socket `id`.
+    pub fn append_for(&self, id: &Arc<str>, build: impl FnOnce(&str) -> Frames) -> Frames {
+        self.store(Audience::Socket(Arc::clone(id)), build)
+    }
+
+    fn store(&self, to: Audience, build: impl FnOnce(&str) -> Frames) -> Frames {
+        let mut guard = lock(&self.inner);
+        let inner = &mut *guard;
         inner.counter += 1;
         let counter = inner.counter;
-        let frames = build(&format!("{}-{counter}", self.prefix));
+        inner.offset_text.clear();
+        let _ = write!(inner.offset_text, "{}-{counter}", self.prefix);
+        let frames = build(&inner.offset_text);
         let bytes = size_of(&frames);
         inner.bytes += bytes;
-        inner.packets.push_back(Stored {
-            offset: counter,
-            at: Instant::now(),
-            rooms: rooms.to_vec(),
-            except: except.to_vec(),
-            frames: frames.clone(),
-            bytes,
-        });
-        self.prune_packets(&mut inner);
+        let at = Instant::now();
+        inner.packets.push_back(Stored { offset: counter, at, to, frames: frames.clone(), bytes });
+        self.prune_packets_at(inner, at);
         frames
     }
 
@@ -165,10 +198,7 @@ impl RecoveryStore {
             .packets
             .iter()
             .skip(index + 1)
-            .filter(|p| {
-                (p.rooms.is_empty() || p.rooms.iter().any(|r| session.rooms.contains(r)))
-                    && !p.except.iter().any(|r| session.rooms.contains(r))
-            })
+            .filter(|p| p.to.includes(&session.rooms))
             .map(|p| p.frames.clone())
             .collect();
         Some((session, missed))
@@ -192,6 +222,28 @@ mod tests {
                 Message::Binary(_) => String::new(),
             })
             .collect()
+    }
+
+    #[test]
+    fn an_event_for_one_socket_is_replayed_to_that_socket_only() {
+        let store = RecoveryStore::new(RecoveryConfig::default());
+        let first = store.append(&[], &[], frame("start"));
+        let Message::Text(text) = &first[0] else { panic!() };
+        let off = text.split('"').nth(3).unwrap().to_string();
+        let (s1, s2): (Arc<str>, Arc<str>) = ("s1".into(), "s2".into());
+        store.append_for(&s1, frame("to-s1"));
+        store.append_for(&s2, frame("to-s2"));
+        let second = store.append_for(&s1, frame("again-s1"));
+        // Each event carries its own offset.
+        let Message::Text(text) = &second[0] else { panic!() };
+        assert_ne!(text.split('"').nth(3).unwrap(), off);
+
+        store.persist("s1".into(), "p1".into(), ["s1".to_string()].into(), Extensions::default());
+        let (_, missed) = store.restore("p1", &off).unwrap();
+        assert_eq!(names(&missed), vec!["to-s1", "again-s1"]);
+        store.persist("s2".into(), "p2".into(), ["s2".to_string(), "room".to_string()].into(), Extensions::default());
+        let (_, missed) = store.restore("p2", &off).unwrap();
+        assert_eq!(names(&missed), vec!["to-s2"]);
     }
 
     #[test]

@@ -89,7 +89,7 @@ impl Journal {
     }
 
     /// Appends `rows` with one write; once it returns they survive a crash of the process.
-    pub(crate) fn append(&mut self, rows: &[ChatMessage]) -> StoreResult<()> {
+    pub(crate) fn append<'r>(&mut self, rows: impl IntoIterator<Item = &'r ChatMessage>) -> StoreResult<()> {
         self.buffer.clear();
         for row in rows {
             encode_record(row, &mut self.buffer);

@@ -103,7 +103,7 @@ pub(crate) enum Forget {
 pub(crate) struct MessageJob {
     session_id: String,
     new: NewMessage,
-    reply: oneshot::Sender<StoreResult<ChatMessage>>,
+    reply: oneshot::Sender<StoreResult<Arc<ChatMessage>>>,
 }
 
 /// The sending side; cheap to clone.
@@ -118,7 +118,7 @@ pub(crate) struct Writer {
 
 impl Writer {
     /// Queues a message; `Err(Busy)` at once when the queue is full.
-    pub(crate) fn submit(&self, session_id: &str, new: NewMessage) -> StoreResult<oneshot::Receiver<StoreResult<ChatMessage>>> {
+    pub(crate) fn submit(&self, session_id: &str, new: NewMessage) -> StoreResult<oneshot::Receiver<StoreResult<Arc<ChatMessage>>>> {
         let (reply, answer) = oneshot::channel();
         if let Some(saver) = &self.saver {
             if let Some(saved) = saver.save_now(session_id, &new)? {
@@ -296,7 +296,7 @@ fn plan_messages<'a>(items: &[(&'a str, &'a NewMessage)], tails: &mut Tails, now
 }
 
 /// Answers every job of a batch with its saved message, or all with the batch's error.
-fn answer(jobs: Vec<MessageJob>, saved: StoreResult<Vec<ChatMessage>>) {
+fn answer(jobs: Vec<MessageJob>, saved: StoreResult<Vec<Arc<ChatMessage>>>) {
     match saved {
         Ok(rows) => {
             for (job, row) in jobs.into_iter().zip(rows) {

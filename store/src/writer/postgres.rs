@@ -6,6 +6,8 @@ use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Timestamp};
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::scoped_futures::ScopedFutureExt as _;
 use diesel_async::{AsyncConnection as _, AsyncPgConnection, RunQueryDsl};
+use std::sync::Arc;
+
 use tokio::sync::mpsc;
 
 use super::counters::{Bump, Counted, Kept, RECORD_FLUSH, RECORD_THROUGH};
@@ -66,12 +68,12 @@ async fn commit(pool: &Pool<AsyncPgConnection>, jobs: Vec<MessageJob>, tails: &m
         Err(e) => return answer(jobs, Err(StoreError::Connection(e.to_string()))),
     };
     match write(&mut conn, &jobs, tails, kept, with_counters).await {
-        Ok(rows) => answer(jobs, Ok(rows)),
+        Ok(rows) => answer(jobs, Ok(rows.into_iter().map(Arc::new).collect())),
         Err(_) if jobs.len() > 1 => {
             for job in jobs {
                 tails.remove(&job.session_id);
                 let saved = write(&mut conn, std::slice::from_ref(&job), tails, kept, false).await;
-                let _ = job.reply.send(saved.and_then(|mut rows| rows.pop().ok_or(StoreError::NotFound)));
+                let _ = job.reply.send(saved.and_then(|mut rows| rows.pop().map(Arc::new).ok_or(StoreError::NotFound)));
             }
         }
         Err(e) => {

@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::counters::{Bump, Counted, Kept, RECORD_FLUSH, RECORD_THROUGH};
 use super::journal::{self, Journal};
-use super::{answer, fill_tails, plan_messages, remember, Forget, Job, MessageJob, Tails, Turn, Writer, TAIL_MEMORY};
+use super::{answer, fill_tails, plan_messages, remember, Forget, Job, MessageJob, Tail, Tails, Turn, Writer, TAIL_MEMORY};
 use crate::chat::NewMessage;
 use crate::models::ChatMessage;
 use crate::schema::{chat_messages, chat_sessions};
@@ -197,7 +197,7 @@ const APPLY_BEHIND: usize = 2;
 /// What the writer hands the applier: the rows of one finished journal segment, the kept
 /// counters when they are due, and the readers to answer once all of it is committed.
 struct Handoff {
-    rows: Vec<ChatMessage>,
+    rows: Vec<Arc<ChatMessage>>,
     segment: Option<PathBuf>,
     counters: Option<Flush>,
     done: Vec<oneshot::Sender<()>>,
@@ -239,8 +239,9 @@ struct Appended {
     journal: Journal,
     tails: Tails,
     kept: Kept,
-    /// Rows appended and not yet handed to the applier, and when the first of them was.
-    pending: Vec<ChatMessage>,
+    /// Rows appended and not yet handed to the applier, and when the first of them was. The
+    /// same rows as the callers were answered with (shared, not copied).
+    pending: Vec<Arc<ChatMessage>>,
     since: Option<std::time::Instant>,
     /// Messages of each session waiting in the writer's queue: while there are any, the
     /// session's next message queues behind them, so messages are numbered in order.
@@ -250,24 +251,32 @@ struct Appended {
 impl Appended {
     /// Numbers `items` (every session's tail known), appends them to the journal with one
     /// write, and keeps their tails, counters and rows; nothing changes if the write fails.
-    fn append(&mut self, items: &[(&str, &NewMessage)], unapplied: &AtomicUsize) -> StoreResult<Vec<ChatMessage>> {
+    fn append(&mut self, items: &[(&str, &NewMessage)], unapplied: &AtomicUsize) -> StoreResult<Vec<Arc<ChatMessage>>> {
         let now = time::now();
-        let mut batch_tails = Tails::new();
-        for (session_id, _) in items {
-            if let Some(tail) = self.tails.get(*session_id) {
-                batch_tails.insert((*session_id).to_string(), tail.clone());
+        // The tails are numbered in place (no copy of the map per message) and put back as
+        // they were if the plan or the write fails, last first so a session named twice gets
+        // its first value.
+        let before: Vec<Option<Tail>> = items.iter().map(|(session_id, _)| self.tails.get(*session_id).cloned()).collect();
+        let planned = plan_messages(items, &mut self.tails, now);
+        let plan = match planned.and_then(|plan| self.journal.append(&plan.rows).map(|()| plan)) {
+            Ok(plan) => plan,
+            Err(e) => {
+                for ((session_id, _), old) in items.iter().zip(before).rev() {
+                    if let (Some(old), Some(tail)) = (old, self.tails.get_mut(*session_id)) {
+                        *tail = old;
+                    }
+                }
+                return Err(e);
             }
-        }
-        let plan = plan_messages(items, &mut batch_tails, now)?;
-        self.journal.append(&plan.rows)?;
+        };
         unapplied.fetch_add(plan.rows.len(), Ordering::SeqCst);
-        self.tails.extend(batch_tails);
         self.kept.keep(&plan.bumps, &plan.counted);
+        let rows: Vec<Arc<ChatMessage>> = plan.rows.into_iter().map(Arc::new).collect();
         if self.pending.is_empty() {
             self.since = Some(std::time::Instant::now());
         }
-        self.pending.extend(plan.rows.iter().cloned());
-        Ok(plan.rows)
+        self.pending.extend(rows.iter().cloned());
+        Ok(rows)
     }
 
     fn unqueue(&mut self, session_id: &str) {
@@ -285,7 +294,7 @@ impl Appended {
     }
 
     /// Starts a new journal segment and takes what was appended to the finished one.
-    fn take(&mut self) -> (Vec<ChatMessage>, Option<PathBuf>) {
+    fn take(&mut self) -> (Vec<Arc<ChatMessage>>, Option<PathBuf>) {
         let segment = match self.journal.rotate() {
             Ok(segment) => segment,
             Err(e) => {
@@ -309,7 +318,7 @@ impl Saver {
 
     /// Saves a message of a session the writer knows and has nothing queued for, at once;
     /// `Ok(None)`: it must go through the writer's queue (counted as queued for its session).
-    pub(crate) fn save_now(&self, session_id: &str, new: &NewMessage) -> StoreResult<Option<ChatMessage>> {
+    pub(crate) fn save_now(&self, session_id: &str, new: &NewMessage) -> StoreResult<Option<Arc<ChatMessage>>> {
         let mut state = self.lock();
         if state.queued.contains_key(session_id) || !state.tails.contains_key(session_id) {
             *state.queued.entry(session_id.to_string()).or_default() += 1;
@@ -463,7 +472,7 @@ impl WriterThread {
         }
     }
 
-    fn save_batch(&mut self, jobs: &[MessageJob]) -> StoreResult<Vec<ChatMessage>> {
+    fn save_batch(&mut self, jobs: &[MessageJob]) -> StoreResult<Vec<Arc<ChatMessage>>> {
         let mut unknown: Vec<&str> = {
             let state = self.saver.lock();
             jobs.iter().map(|j| j.session_id.as_str()).filter(|s| !state.tails.contains_key(*s)).collect()
@@ -620,7 +629,7 @@ fn apply(conn: &mut SqliteConnection, handoff: &Handoff, turn: &TurnLock) -> Sto
 /// Inserts rows one transaction each, dropping (with a warning) those a constraint refuses;
 /// stops at the first other error. `replaying`: rows already committed are skipped. Returns
 /// the sessions of the rows dropped.
-fn apply_rows_one_by_one(conn: &mut SqliteConnection, rows: &[ChatMessage], turn: &TurnLock, replaying: bool) -> StoreResult<Vec<String>> {
+fn apply_rows_one_by_one<R: std::ops::Deref<Target = ChatMessage>>(conn: &mut SqliteConnection, rows: &[R], turn: &TurnLock, replaying: bool) -> StoreResult<Vec<String>> {
     let mut dropped = Vec::new();
     for row in rows {
         let guard = turn.blocking_lock();
@@ -664,7 +673,7 @@ pub(crate) fn replay_journal(conn: &mut SqliteConnection, path: &std::path::Path
             Ok(())
         });
         if whole.is_err() {
-            apply_rows_one_by_one(conn, &rows, &TurnLock::default(), true)?;
+            apply_rows_one_by_one(conn, &rows.iter().collect::<Vec<&ChatMessage>>(), &TurnLock::default(), true)?;
         }
         replayed += rows.len();
         // Their sessions' counters, from the messages (the flush that would have written them

@@ -130,7 +130,8 @@ struct SockState {
 }
 
 pub(crate) struct SocketInner {
-    id: String,
+    /// Shared with the recovery buffer, which keeps it beside every event sent to this socket.
+    id: Arc<str>,
     pid: Option<String>,
     ns: Namespace,
     conn: EngineConn,
@@ -176,7 +177,7 @@ impl Socket {
     ) -> Socket {
         Socket {
             inner: Arc::new(SocketInner {
-                id,
+                id: id.into(),
                 pid,
                 ns,
                 conn,
@@ -319,7 +320,7 @@ impl Socket {
     fn emit_with(&self, build: impl FnOnce(&str, Option<&str>) -> Vec<Message>) {
         let nsp = self.inner.ns.path();
         let frames = match self.inner.ns.recovery() {
-            Some(store) => store.append(std::slice::from_ref(&self.inner.id), &[], |offset| build(nsp, Some(offset))),
+            Some(store) => store.append_for(&self.inner.id, |offset| build(nsp, Some(offset))),
             None => build(nsp, None),
         };
         self.send_frames(frames);
@@ -428,12 +429,12 @@ impl Socket {
 
     /// Broadcast to `room`, excluding this socket.
     pub fn to(&self, room: impl Into<String>) -> BroadcastOperator {
-        self.inner.ns.to(room).except(self.inner.id.clone())
+        self.inner.ns.to(room).except(self.inner.id.to_string())
     }
 
     /// Broadcast to every socket of the namespace but this one.
     pub fn broadcast(&self) -> BroadcastOperator {
-        self.inner.ns.broadcast().except(self.inner.id.clone())
+        self.inner.ns.broadcast().except(self.inner.id.to_string())
     }
 
     /// Disconnects from this namespace (sends DISCONNECT; the client will not reconnect by itself).
@@ -471,7 +472,7 @@ impl Socket {
         }
         if let (Some(store), Some(pid)) = (self.inner.ns.recovery(), self.pid()) {
             if reason.recoverable() {
-                store.persist(self.inner.id.clone(), pid.to_owned(), rooms, self.inner.ext.clone());
+                store.persist(self.inner.id.to_string(), pid.to_owned(), rooms, self.inner.ext.clone());
             }
         }
         let handlers = lock(&self.inner.on_disconnect).clone();
