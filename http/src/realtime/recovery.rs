@@ -35,12 +35,25 @@ impl Default for RecoveryConfig {
 /// An event's frames as they were sent (the packet already carries its offset).
 pub(crate) type Frames = Vec<Message>;
 
+/// The text block is given back (in part) only past this capacity: below it, keeping the memory
+/// costs less than moving the text.
+const SHRINK_ABOVE: usize = 1 << 20;
+
 struct Stored {
     offset: u64,
     at: Instant,
     to: Audience,
-    frames: Frames,
+    frames: Kept,
     bytes: usize,
+}
+
+/// How a stored event's frames are kept.
+enum Kept {
+    /// One text frame (nearly every event): its `len` bytes are in `Inner::texts`, right after
+    /// those of the text events stored before it.
+    Text(usize),
+    /// Anything else (a packet with binary attachments), as sent.
+    Frames(Frames),
 }
 
 /// Whom a stored event went to.
@@ -80,6 +93,11 @@ struct Inner {
     offset_text: String,
     bytes: usize,
     packets: VecDeque<Stored>,
+    /// The text of the stored text events, oldest first, end to end. One block that grows at
+    /// its end and is consumed at its front, instead of a copy allocated per event: under load
+    /// the buffer holds thousands of events, and freeing each one's blocks in turn kept the
+    /// allocator working on memory that had left the cache (perf, relay at 16,000 msg/s).
+    texts: VecDeque<u8>,
     sessions: HashMap<String, SavedSession>,
 }
 
@@ -111,6 +129,7 @@ impl RecoveryStore {
                 offset_text: String::new(),
                 bytes: 0,
                 packets: VecDeque::new(),
+                texts: VecDeque::new(),
                 sessions: HashMap::new(),
             }),
         }
@@ -141,7 +160,14 @@ impl RecoveryStore {
                 break;
             }
             inner.bytes = inner.bytes.saturating_sub(front.bytes);
-            inner.packets.pop_front();
+            if let Some(Stored { frames: Kept::Text(len), .. }) = inner.packets.pop_front() {
+                inner.texts.drain(..len.min(inner.texts.len()));
+            }
+        }
+        // After a burst, give back most of a text block far larger than what it now holds.
+        let (held, capacity) = (inner.texts.len(), inner.texts.capacity());
+        if capacity > SHRINK_ABOVE && capacity > 4 * held {
+            inner.texts.shrink_to(2 * held);
         }
     }
 
@@ -166,8 +192,15 @@ impl RecoveryStore {
         let frames = build(&inner.offset_text);
         let bytes = size_of(&frames);
         inner.bytes += bytes;
+        let kept = match frames.as_slice() {
+            [Message::Text(text)] => {
+                inner.texts.extend(text.as_bytes());
+                Kept::Text(text.len())
+            }
+            _ => Kept::Frames(frames.clone()),
+        };
         let at = Instant::now();
-        inner.packets.push_back(Stored { offset: counter, at, to, frames: frames.clone(), bytes });
+        inner.packets.push_back(Stored { offset: counter, at, to, frames: kept, bytes });
         self.prune_packets_at(inner, at);
         frames
     }
@@ -194,13 +227,24 @@ impl RecoveryStore {
         let session = inner.sessions.remove(pid)?;
         let counter: u64 = offset.strip_prefix(&self.prefix)?.strip_prefix('-')?.parse().ok()?;
         let index = inner.packets.iter().position(|p| p.offset == counter)?;
-        let missed = inner
-            .packets
-            .iter()
-            .skip(index + 1)
-            .filter(|p| p.to.includes(&session.rooms))
-            .map(|p| p.frames.clone())
-            .collect();
+        let mut missed = Vec::new();
+        // Where each text event's bytes start: after those of the text events before it.
+        let mut start = 0;
+        for (i, packet) in inner.packets.iter().enumerate() {
+            let wanted = i > index && packet.to.includes(&session.rooms);
+            match &packet.frames {
+                Kept::Text(len) => {
+                    if wanted && start + len <= inner.texts.len() {
+                        let bytes: Vec<u8> = inner.texts.range(start..start + len).copied().collect();
+                        // Always valid: the bytes were a `str`'s.
+                        missed.push(vec![Message::Text(String::from_utf8_lossy(&bytes).into_owned())]);
+                    }
+                    start += len;
+                }
+                Kept::Frames(frames) if wanted => missed.push(frames.clone()),
+                Kept::Frames(_) => {}
+            }
+        }
         Some((session, missed))
     }
 }
@@ -277,6 +321,52 @@ mod tests {
         store.persist("s".into(), "p".into(), HashSet::new(), Extensions::default());
         std::thread::sleep(Duration::from_millis(5));
         assert!(store.restore("p", &off).is_none());
+    }
+
+    #[test]
+    fn events_with_attachments_replay_in_order_among_text_events() {
+        let store = RecoveryStore::new(RecoveryConfig { max_packets: 4, ..RecoveryConfig::default() });
+        let first = store.append(&[], &[], frame("dropped-later"));
+        let Message::Text(text) = &first[0] else { panic!() };
+        let off = text.split('"').nth(3).unwrap().to_string();
+        store.append(&[], &[], frame("a"));
+        store.append(&[], &[], |offset| {
+            vec![Message::Text(format!("51-[\"file\",\"{offset}\"]")), Message::Binary(bytes::Bytes::from_static(b"\x01\x02"))]
+        });
+        store.append(&[], &[], frame("b"));
+        store.persist("s".into(), "p".into(), HashSet::new(), Extensions::default());
+        let (_, missed) = store.restore("p", &off).unwrap();
+        assert_eq!(missed.len(), 3);
+        assert_eq!(names(&missed), vec!["a", "file", "b"]);
+        assert!(matches!(&missed[1][1], Message::Binary(b) if b.as_ref() == b"\x01\x02"));
+
+        // One more event pushes the oldest out: its text goes, the others' stay whole.
+        let gone = store.append(&[], &[], frame("c"));
+        let Message::Text(text) = &gone[0] else { panic!() };
+        assert!(text.contains("\"c\""));
+        store.persist("s".into(), "p".into(), HashSet::new(), Extensions::default());
+        assert!(store.restore("p", &off).is_none(), "the offset's own event has left the buffer");
+        store.append(&[], &[], frame("d"));
+        let inner = lock(&store.inner);
+        let kept_text: usize = inner.packets.iter().map(|p| if let Kept::Text(len) = p.frames { len } else { 0 }).sum();
+        assert_eq!(kept_text, inner.texts.len());
+    }
+
+    #[test]
+    fn the_text_block_is_given_back_after_a_burst() {
+        let store = RecoveryStore::new(RecoveryConfig { max_packets: 100_000, ..RecoveryConfig::default() });
+        for _ in 0..20_000 {
+            store.append(&[], &[], |offset| vec![Message::Text(format!("{offset}{}", "x".repeat(200)))]);
+        }
+        let grown = lock(&store.inner).texts.capacity();
+        assert!(grown > 4 * SHRINK_ABOVE, "{grown}");
+        // The burst's events leave (here: by count), and the block shrinks with them.
+        let small = RecoveryConfig { max_packets: 10, ..RecoveryConfig::default() };
+        let store = RecoveryStore { cfg: small, ..store };
+        store.append(&[], &[], frame("after"));
+        let inner = lock(&store.inner);
+        assert_eq!(inner.packets.len(), 10);
+        assert!(inner.texts.capacity() < SHRINK_ABOVE, "{} bytes kept for {} held", inner.texts.capacity(), inner.texts.len());
     }
 
     #[test]
