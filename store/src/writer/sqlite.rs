@@ -14,6 +14,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::counters::{Bump, Counted, Kept, RECORD_FLUSH, RECORD_THROUGH};
 use super::journal::{self, Journal};
+use super::rows;
 use super::{answer, fill_tails, plan_messages, remember, Forget, Job, MessageJob, Tail, Tails, Turn, Writer, TAIL_MEMORY};
 use crate::chat::NewMessage;
 use crate::models::ChatMessage;
@@ -610,9 +611,7 @@ fn apply(conn: &mut SqliteConnection, handoff: &Handoff, turn: &TurnLock) -> Sto
     };
     let guard = turn.blocking_lock();
     let whole = conn.immediate_transaction::<_, StoreError, _>(|conn| {
-        for row in &handoff.rows {
-            insert_message(conn, row)?;
-        }
+        rows::insert_all(conn, &handoff.rows)?;
         write_counters_of(conn)
     });
     drop(guard);
