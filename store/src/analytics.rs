@@ -12,6 +12,7 @@
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
+use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
 use diesel::sql_types::{BigInt, Double, Nullable, Text, Timestamp};
 use diesel_async::RunQueryDsl;
 
@@ -226,6 +227,18 @@ impl Dialect {
     }
 }
 
+/// Binds the clock changes, $6–$13 as (when, by) pairs, that `Dialect::bucket_of` reads.
+fn with_shifts<'f, DB>(mut query: BoxedSqlQuery<'f, DB, SqlQuery>, buckets: &Buckets) -> BoxedSqlQuery<'f, DB, SqlQuery>
+where
+    DB: diesel::backend::Backend + diesel::sql_types::HasSqlType<BigInt>,
+    i64: diesel::serialize::ToSql<BigInt, DB>,
+{
+    for shift in &buckets.shifts {
+        query = query.bind::<BigInt, _>(shift.at).bind::<BigInt, _>(shift.by_secs);
+    }
+    query
+}
+
 #[derive(QueryableByName)]
 struct CountRow {
     #[diesel(sql_type = BigInt)]
@@ -259,39 +272,27 @@ impl Store {
         let (from, to, from_epoch, width) = (buckets.from, buckets.to(), buckets.start_epoch(), buckets.width_secs.max(1));
         let counts_sql = dialect.counts();
         let (first_slot, end_slot) = (from_epoch.div_euclid(SLOT_SECS), (to.and_utc().timestamp() + SLOT_SECS - 1).div_euclid(SLOT_SECS));
-        let counts: Vec<CountRow> = db_run!(self, |conn| diesel::sql_query(counts_sql.as_str())
-            .bind::<Text, _>(bot_id)
-            .bind::<BigInt, _>(first_slot)
-            .bind::<BigInt, _>(from_epoch)
-            .bind::<BigInt, _>(width)
-            .bind::<BigInt, _>(end_slot)
-            .bind::<BigInt, _>(buckets.shifts[0].at)
-            .bind::<BigInt, _>(buckets.shifts[0].by_secs)
-            .bind::<BigInt, _>(buckets.shifts[1].at)
-            .bind::<BigInt, _>(buckets.shifts[1].by_secs)
-            .bind::<BigInt, _>(buckets.shifts[2].at)
-            .bind::<BigInt, _>(buckets.shifts[2].by_secs)
-            .bind::<BigInt, _>(buckets.shifts[3].at)
-            .bind::<BigInt, _>(buckets.shifts[3].by_secs)
-            .load(conn)
-            .await)?;
+        let counts: Vec<CountRow> = db_run!(self, |conn| {
+            let query = diesel::sql_query(counts_sql.as_str())
+                .into_boxed()
+                .bind::<Text, _>(bot_id)
+                .bind::<BigInt, _>(first_slot)
+                .bind::<BigInt, _>(from_epoch)
+                .bind::<BigInt, _>(width)
+                .bind::<BigInt, _>(end_slot);
+            with_shifts(query, buckets).load(conn).await
+        })?;
         let responses_sql = dialect.response_times();
-        let responses: Vec<ResponseRow> = db_run!(self, |conn| diesel::sql_query(responses_sql.as_str())
-            .bind::<Text, _>(bot_id)
-            .bind::<Timestamp, _>(from)
-            .bind::<BigInt, _>(from_epoch)
-            .bind::<BigInt, _>(width)
-            .bind::<Timestamp, _>(to)
-            .bind::<BigInt, _>(buckets.shifts[0].at)
-            .bind::<BigInt, _>(buckets.shifts[0].by_secs)
-            .bind::<BigInt, _>(buckets.shifts[1].at)
-            .bind::<BigInt, _>(buckets.shifts[1].by_secs)
-            .bind::<BigInt, _>(buckets.shifts[2].at)
-            .bind::<BigInt, _>(buckets.shifts[2].by_secs)
-            .bind::<BigInt, _>(buckets.shifts[3].at)
-            .bind::<BigInt, _>(buckets.shifts[3].by_secs)
-            .load(conn)
-            .await)?;
+        let responses: Vec<ResponseRow> = db_run!(self, |conn| {
+            let query = diesel::sql_query(responses_sql.as_str())
+                .into_boxed()
+                .bind::<Text, _>(bot_id)
+                .bind::<Timestamp, _>(from)
+                .bind::<BigInt, _>(from_epoch)
+                .bind::<BigInt, _>(width)
+                .bind::<Timestamp, _>(to);
+            with_shifts(query, buckets).load(conn).await
+        })?;
 
         let mut out = vec![Figures::default(); buckets.count];
         let slot = |b: i64| usize::try_from(b).ok().filter(|&i| i < buckets.count);

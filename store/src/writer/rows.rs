@@ -20,22 +20,40 @@ use crate::models::ChatMessage;
 /// are ever prepared.
 const GROUPS: [usize; 6] = [32, 16, 8, 4, 2, 1];
 
+/// What a row whose id is already saved does to its statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IfSaved {
+    /// Fails it (and the caller's transaction): the applier's rows are new by construction.
+    Fail,
+    /// Skips that row (`INSERT OR IGNORE`): a replayed journal may hold rows the applier had
+    /// committed before the stop.
+    Skip,
+}
+
 /// Inserts `rows` in order, in as few statements as `GROUPS` allows. Within the caller's
 /// transaction: a refused row fails its statement, and the caller's transaction with it.
-pub(crate) fn insert_all<R: std::ops::Deref<Target = ChatMessage>>(conn: &mut SqliteConnection, rows: &[R]) -> QueryResult<()> {
+pub(crate) fn insert_all<R: std::ops::Deref<Target = ChatMessage>>(conn: &mut SqliteConnection, rows: &[R], if_saved: IfSaved) -> QueryResult<()> {
     let mut rest = rows;
     while !rest.is_empty() {
         let size = GROUPS.into_iter().find(|size| *size <= rest.len()).unwrap_or(1);
         let (group, after) = rest.split_at(size);
-        InsertRows(group).execute(conn)?;
+        InsertRows { rows: group, if_saved }.execute(conn)?;
         rest = after;
     }
     Ok(())
 }
 
+/// `insert_all` for one row.
+pub(crate) fn insert_one(conn: &mut SqliteConnection, row: &ChatMessage, if_saved: IfSaved) -> QueryResult<()> {
+    insert_all(conn, std::slice::from_ref(&row), if_saved)
+}
+
 /// The statement for one group of rows, every column bound (nulls included), so its text
-/// depends on the number of rows alone.
-struct InsertRows<'a, R>(&'a [R]);
+/// depends on the number of rows (and `if_saved`) alone.
+struct InsertRows<'a, R> {
+    rows: &'a [R],
+    if_saved: IfSaved,
+}
 
 impl<R> RunQueryDsl<SqliteConnection> for InsertRows<'_, R> {}
 
@@ -47,38 +65,44 @@ impl<R> QueryId for InsertRows<'_, R> {
 
 impl<R: std::ops::Deref<Target = ChatMessage>> QueryFragment<Sqlite> for InsertRows<'_, R> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        out.push_sql(match self.if_saved {
+            IfSaved::Fail => "INSERT INTO ",
+            IfSaved::Skip => "INSERT OR IGNORE INTO ",
+        });
         out.push_sql(
-            "INSERT INTO chat_messages (id, session_id, seq, role, content, sender_name, agent_id, is_agent, \
+            "chat_messages (id, session_id, seq, role, content, sender_name, agent_id, is_agent, \
              is_error, sources, created_at, edited_at, suggestions) VALUES ",
         );
-        for (i, row) in self.0.iter().enumerate() {
-            let row: &ChatMessage = row;
+        for (i, row) in self.rows.iter().enumerate() {
+            // Named field by field, without `..`: a column added to the row will not compile
+            // until it is written here, in the column list above as well.
+            let ChatMessage { id, session_id, seq, role, content, sender_name, agent_id, is_agent, is_error, sources, created_at, edited_at, suggestions } = &**row;
             out.push_sql(if i == 0 { "(" } else { ", (" });
-            out.push_bind_param::<Text, _>(&row.id)?;
+            out.push_bind_param::<Text, _>(id)?;
             out.push_sql(", ");
-            out.push_bind_param::<Text, _>(&row.session_id)?;
+            out.push_bind_param::<Text, _>(session_id)?;
             out.push_sql(", ");
-            out.push_bind_param::<BigInt, _>(&row.seq)?;
+            out.push_bind_param::<BigInt, _>(seq)?;
             out.push_sql(", ");
-            out.push_bind_param::<Text, _>(&row.role)?;
+            out.push_bind_param::<Text, _>(role)?;
             out.push_sql(", ");
-            out.push_bind_param::<Text, _>(&row.content)?;
+            out.push_bind_param::<Text, _>(content)?;
             out.push_sql(", ");
-            out.push_bind_param::<Nullable<Text>, _>(&row.sender_name)?;
+            out.push_bind_param::<Nullable<Text>, _>(sender_name)?;
             out.push_sql(", ");
-            out.push_bind_param::<Nullable<Text>, _>(&row.agent_id)?;
+            out.push_bind_param::<Nullable<Text>, _>(agent_id)?;
             out.push_sql(", ");
-            out.push_bind_param::<Bool, _>(&row.is_agent)?;
+            out.push_bind_param::<Bool, _>(is_agent)?;
             out.push_sql(", ");
-            out.push_bind_param::<Bool, _>(&row.is_error)?;
+            out.push_bind_param::<Bool, _>(is_error)?;
             out.push_sql(", ");
-            out.push_bind_param::<Text, _>(&row.sources)?;
+            out.push_bind_param::<Text, _>(sources)?;
             out.push_sql(", ");
-            out.push_bind_param::<Timestamp, _>(&row.created_at)?;
+            out.push_bind_param::<Timestamp, _>(created_at)?;
             out.push_sql(", ");
-            out.push_bind_param::<Nullable<Timestamp>, _>(&row.edited_at)?;
+            out.push_bind_param::<Nullable<Timestamp>, _>(edited_at)?;
             out.push_sql(", ");
-            out.push_bind_param::<Text, _>(&row.suggestions)?;
+            out.push_bind_param::<Text, _>(suggestions)?;
             out.push_sql(")");
         }
         Ok(())
@@ -127,12 +151,12 @@ mod tests {
         let mut conn = migrated();
         // 45 rows: groups of 32, 8, 4 and 1.
         let rows: Vec<ChatMessage> = (1..=45).map(row).collect();
-        insert_all(&mut conn, &rows.iter().collect::<Vec<_>>()).unwrap();
+        insert_all(&mut conn, &rows.iter().collect::<Vec<_>>(), IfSaved::Fail).unwrap();
         let back: Vec<ChatMessage> = chat_messages::table.order(chat_messages::seq).select(ChatMessage::as_select()).load(&mut conn).unwrap();
         assert_eq!(back, rows);
         // The same shapes again: served by the statements prepared the first time.
         let more: Vec<ChatMessage> = (46..=90).map(row).collect();
-        insert_all(&mut conn, &more.iter().collect::<Vec<_>>()).unwrap();
+        insert_all(&mut conn, &more.iter().collect::<Vec<_>>(), IfSaved::Fail).unwrap();
         assert_eq!(chat_messages::table.count().get_result::<i64>(&mut conn).unwrap(), 90);
     }
 
@@ -142,8 +166,25 @@ mod tests {
         let mut rows: Vec<ChatMessage> = (1..=20).map(row).collect();
         rows[13].id = rows[2].id.clone();
         let refs: Vec<&ChatMessage> = rows.iter().collect();
-        let result = conn.immediate_transaction::<_, diesel::result::Error, _>(|conn| insert_all(conn, &refs));
+        let result = conn.immediate_transaction::<_, diesel::result::Error, _>(|conn| insert_all(conn, &refs, IfSaved::Fail));
         assert!(matches!(result, Err(diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _))), "{result:?}");
         assert_eq!(chat_messages::table.count().get_result::<i64>(&mut conn).unwrap(), 0);
+    }
+
+    #[test]
+    fn a_replay_skips_the_rows_already_saved_and_inserts_the_rest() {
+        let mut conn = migrated();
+        let first: Vec<ChatMessage> = (1..=10).map(row).collect();
+        insert_all(&mut conn, &first.iter().collect::<Vec<_>>(), IfSaved::Fail).unwrap();
+        // A journal segment holding rows 6..=40: 6..=10 were committed before the stop.
+        let mut segment: Vec<ChatMessage> = (6..=40).map(row).collect();
+        segment[0].content = "a replayed copy must not replace the saved row".into();
+        insert_all(&mut conn, &segment.iter().collect::<Vec<_>>(), IfSaved::Skip).unwrap();
+        let back: Vec<ChatMessage> = chat_messages::table.order(chat_messages::seq).select(ChatMessage::as_select()).load(&mut conn).unwrap();
+        assert_eq!(back, (1..=40).map(row).collect::<Vec<_>>());
+        insert_one(&mut conn, &row(41), IfSaved::Skip).unwrap();
+        let again = insert_one(&mut conn, &row(41), IfSaved::Fail);
+        assert!(matches!(again, Err(diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _))), "{again:?}");
+        assert_eq!(chat_messages::table.count().get_result::<i64>(&mut conn).unwrap(), 41);
     }
 }

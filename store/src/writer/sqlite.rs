@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::counters::{Bump, Counted, Kept, RECORD_FLUSH, RECORD_THROUGH};
 use super::journal::{self, Journal};
-use super::rows;
+use super::rows::{self, IfSaved};
 use super::{answer, fill_tails, plan_messages, remember, Forget, Job, MessageJob, Tail, Tails, Turn, Writer, TAIL_MEMORY};
 use crate::chat::NewMessage;
 use crate::models::ChatMessage;
@@ -611,7 +611,7 @@ fn apply(conn: &mut SqliteConnection, handoff: &Handoff, turn: &TurnLock) -> Sto
     };
     let guard = turn.blocking_lock();
     let whole = conn.immediate_transaction::<_, StoreError, _>(|conn| {
-        rows::insert_all(conn, &handoff.rows)?;
+        rows::insert_all(conn, &handoff.rows, IfSaved::Fail)?;
         write_counters_of(conn)
     });
     drop(guard);
@@ -632,13 +632,8 @@ fn apply_rows_one_by_one<R: std::ops::Deref<Target = ChatMessage>>(conn: &mut Sq
     let mut dropped = Vec::new();
     for row in rows {
         let guard = turn.blocking_lock();
-        let inserted = conn.immediate_transaction::<_, diesel::result::Error, _>(|conn| {
-            if replaying {
-                insert_message_unless_saved(conn, row)
-            } else {
-                insert_message(conn, row)
-            }
-        });
+        let if_saved = if replaying { IfSaved::Skip } else { IfSaved::Fail };
+        let inserted = conn.immediate_transaction::<_, diesel::result::Error, _>(|conn| rows::insert_one(conn, row, if_saved));
         drop(guard);
         match inserted {
             Ok(_) => {}
@@ -664,20 +659,16 @@ pub(crate) fn replay_journal(conn: &mut SqliteConnection, path: &std::path::Path
     let dir = journal::dir_of(path);
     let mut replayed = 0;
     for (_, segment) in journal::segments(&dir)? {
-        let rows = journal::read_segment(&segment)?;
-        let whole = conn.immediate_transaction::<_, diesel::result::Error, _>(|conn| {
-            for row in &rows {
-                insert_message_unless_saved(conn, row)?;
-            }
-            Ok(())
-        });
+        let journaled = journal::read_segment(&segment)?;
+        let refs: Vec<&ChatMessage> = journaled.iter().collect();
+        let whole = conn.immediate_transaction::<_, diesel::result::Error, _>(|conn| rows::insert_all(conn, &refs, IfSaved::Skip));
         if whole.is_err() {
-            apply_rows_one_by_one(conn, &rows.iter().collect::<Vec<&ChatMessage>>(), &TurnLock::default(), true)?;
+            apply_rows_one_by_one(conn, &refs, &TurnLock::default(), true)?;
         }
-        replayed += rows.len();
+        replayed += journaled.len();
         // Their sessions' counters, from the messages (the flush that would have written them
         // may never have come; a recount is absolute, so counting twice is harmless).
-        if let Some(first) = rows.iter().map(|r| r.id.as_str()).min() {
+        if let Some(first) = journaled.iter().map(|r| r.id.as_str()).min() {
             diesel::sql_query(super::counters::recount_sql("max")).bind::<diesel::sql_types::Text, _>(first).execute(conn)?;
         }
         // Gone already is fine: see `read_segment`.
@@ -727,42 +718,4 @@ fn write_counters(conn: &mut SqliteConnection, changes: &[(&str, Bump)], counted
     }
     diesel::sql_query(RECORD_FLUSH).bind::<diesel::sql_types::Timestamp, _>(now).execute(conn)?;
     Ok(())
-}
-
-/// One message row, by a statement SQLite prepares once per connection. diesel's
-/// multi-row insert on SQLite runs a savepoint and one insert per row, and marks each
-/// uncacheable (`Option` fields may mean DEFAULT), so every message paid a fresh parse and
-/// plan (the profile's `sqlite3RunParser`, `yy_reduce`, `cached_statement_non_generic`).
-/// Here every column is bound, nulls included, so the statement's shape never changes.
-fn insert_message(conn: &mut SqliteConnection, row: &ChatMessage) -> QueryResult<usize> {
-    insert_row(conn, row, false)
-}
-
-/// `insert_message` for a replayed row, which the applier may have committed before the stop.
-fn insert_message_unless_saved(conn: &mut SqliteConnection, row: &ChatMessage) -> QueryResult<usize> {
-    insert_row(conn, row, true)
-}
-
-fn insert_row(conn: &mut SqliteConnection, row: &ChatMessage, unless_saved: bool) -> QueryResult<usize> {
-    use chat_messages::dsl as m;
-    let values = (
-        m::id.eq(&row.id),
-        m::session_id.eq(&row.session_id),
-        m::seq.eq(row.seq),
-        m::role.eq(&row.role),
-        m::content.eq(&row.content),
-        m::sender_name.eq(row.sender_name.as_ref()),
-        m::agent_id.eq(row.agent_id.as_ref()),
-        m::is_agent.eq(row.is_agent),
-        m::is_error.eq(row.is_error),
-        m::sources.eq(&row.sources),
-        m::created_at.eq(row.created_at),
-        m::edited_at.eq(row.edited_at),
-        m::suggestions.eq(&row.suggestions),
-    );
-    if unless_saved {
-        diesel::insert_or_ignore_into(chat_messages::table).values(values).execute(conn)
-    } else {
-        diesel::insert_into(chat_messages::table).values(values).execute(conn)
-    }
 }
