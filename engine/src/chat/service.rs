@@ -206,14 +206,20 @@ impl Engine {
     }
 
     /// Hands a message to a session actor without waiting for room: a full mailbox is refused
-    /// with `Busy`, and a retired actor is replaced once.
-    async fn tell_session<M, T>(&self, session_id: &str, make: impl Fn() -> (M, oneshot::Receiver<Result<T, EngineError>>)) -> Result<T, EngineError>
+    /// with `Busy`, and a retired actor is replaced once. `known`: the actor the caller has just
+    /// looked up (its check of who may ask needed it), tried first, so a message costs one
+    /// registry lookup, not two.
+    async fn tell_session<M, T>(&self, session_id: &str, known: Option<Addr<SessionActor>>, make: impl Fn() -> (M, oneshot::Receiver<Result<T, EngineError>>)) -> Result<T, EngineError>
     where
         M: Message<Result = ()> + Send + 'static,
         SessionActor: Handler<M>,
     {
+        let mut known = known;
         for _ in 0..2 {
-            let (addr, _) = self.registry.session(session_id).await?;
+            let addr = match known.take() {
+                Some(addr) => addr,
+                None => self.registry.session(session_id).await?.0,
+            };
             let (msg, rx) = make();
             match addr.try_send(msg) {
                 Ok(()) => return answer(rx).await,
@@ -244,13 +250,13 @@ impl Engine {
         if let Some(lead) = &msg.lead {
             crate::leads::check_details(lead).map_err(EngineError::Invalid)?;
         }
-        let session_id = match &msg.session_id {
+        let (session_id, known) = match &msg.session_id {
             Some(id) => {
-                let (_, bot_id) = self.registry.session(id).await?;
+                let (addr, bot_id) = self.registry.session(id).await?;
                 if *bot_id != *bot.id {
                     return Err(EngineError::NotFound("Session"));
                 }
-                id.clone()
+                (id.clone(), Some(addr))
             }
             None => {
                 // Claimed before the session exists: concurrent new conversations each take
@@ -265,7 +271,7 @@ impl Engine {
                 if let Some(agents) = self.registry.running_bot(&bot.id) {
                     agents.do_send(ToAgents(ServerEvent::SessionUpdated { session_id: id.clone(), session: Arc::new(session) }));
                 }
-                id
+                (id, None)
             }
         };
         if let Some(lead) = msg.lead.as_ref().filter(|l| parley_store::leads::has_contact(l)) {
@@ -275,7 +281,7 @@ impl Engine {
         }
         self.touch_bot(&bot.id).await?;
         let ack_on_save = msg.ack_on_save;
-        self.tell_session(&session_id, || {
+        self.tell_session(&session_id, known, || {
             let (tx, rx) = oneshot::channel();
             (VisitorSays { text: text.clone(), ack_on_save, reply: tx }, rx)
         })
@@ -412,7 +418,7 @@ impl Engine {
     /// `request-human-support`: by the visitor of the session (or a member with a support
     /// role on their behalf).
     pub async fn request_support(&self, who: &Who, session_id: &str, message: &str, info: CustomerInfo) -> Result<Arc<ChatSession>, EngineError> {
-        let (_, bot_id, role) = self.session_for(who, session_id).await?;
+        let (addr, bot_id, role) = self.session_for(who, session_id).await?;
         if matches!(who, Who::Member { .. }) {
             Self::support_role(role)?;
         }
@@ -430,7 +436,7 @@ impl Engine {
             let lead = crate::leads::capture(&self.store, &bot.id, session_id, &info).await?;
             self.lead_captured(lead).await;
         }
-        self.tell_session(session_id, || {
+        self.tell_session(session_id, Some(addr), || {
             let (tx, rx) = oneshot::channel();
             (RequestSupport { message: message.to_string(), info: info.clone(), handover_message: bot.handover_message.clone(), reply: tx }, rx)
         })
@@ -477,7 +483,7 @@ impl Engine {
         let Who::Member { user_id, name } = who else {
             return Err(EngineError::Forbidden("Visitors send messages through the chat".into()));
         };
-        let (_, _, role) = self.session_for(who, session_id).await?;
+        let (addr, _, role) = self.session_for(who, session_id).await?;
         Self::support_role(role)?;
         let text = text.trim();
         if text.is_empty() {
@@ -495,7 +501,7 @@ impl Engine {
             sources: Vec::new(),
             suggestions: Vec::new(),
         };
-        self.tell_session(session_id, || {
+        self.tell_session(session_id, Some(addr), || {
             let (tx, rx) = oneshot::channel();
             (AgentSays { message: message.clone(), reply: tx }, rx)
         })
@@ -520,7 +526,7 @@ impl Engine {
         let Who::Member { name, .. } = who else {
             return Err(EngineError::Forbidden("Only agents resolve sessions".into()));
         };
-        let (_, _, role) = self.session_for(who, session_id).await?;
+        let (addr, _, role) = self.session_for(who, session_id).await?;
         Self::support_role(role)?;
         if let Some(r) = rating {
             if !(1..=5).contains(&r) {
@@ -531,7 +537,7 @@ impl Engine {
         if notes.as_ref().is_some_and(|f| f.chars().count() > 2000) {
             return Err(EngineError::Invalid("Feedback must be at most 2000 characters".into()));
         }
-        self.tell_session(session_id, || {
+        self.tell_session(session_id, Some(addr), || {
             let (tx, rx) = oneshot::channel();
             (Resolve { resolved_by: name.clone(), rating, notes: notes.clone(), reply: tx }, rx)
         })
