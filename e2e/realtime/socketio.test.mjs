@@ -2,7 +2,8 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { io } from "socket.io-client";
-import { MODES, once, startServer } from "./helpers.mjs";
+import WebSocket from "ws";
+import { MODES, once, sleep, startServer } from "./helpers.mjs";
 
 let server;
 before(async () => {
@@ -131,3 +132,32 @@ for (const [mode, opts] of Object.entries(MODES)) {
     });
   });
 }
+
+// The raw protocol, step by step, so the race the client above can hit is hit every time: the
+// server is asked to close right after it answered `3probe`, while the client is pausing its
+// polling to switch. Closing the probe socket there would strand the client (its polling stays
+// paused, so it only notices at its ping timeout); the server must close once it has switched.
+describe("a server close during the switch to WebSocket", () => {
+  it("waits for the switch, then closes on the new socket", async () => {
+    const base = `${server.url}/socket.io/?EIO=4`;
+    const open = await (await fetch(`${base}&transport=polling`)).text();
+    const { sid } = JSON.parse(open.slice(1));
+    const polling = `${base}&transport=polling&sid=${sid}`;
+    const post = async (body) => (await fetch(polling, { method: "POST", body })).status;
+    assert.equal(await post("40" + JSON.stringify({ token: "good", name: "ada" })), 200);
+    assert.match(await (await fetch(polling)).text(), /^40\{"sid":/);
+
+    const ws = new WebSocket(`${base.replace("http", "ws")}&transport=websocket&sid=${sid}`);
+    const closed = new Promise((r) => ws.once("close", () => r(true)));
+    await once(ws, "open");
+    ws.send("2probe");
+    const [probe] = await once(ws, "message");
+    assert.equal(probe.toString(), "3probe");
+
+    assert.equal(await post('42["close-connection"]'), 200);
+    const early = await Promise.race([closed, sleep(300).then(() => false)]);
+    assert.equal(early, false, "the probe socket was closed before the client could switch");
+    ws.send("5");
+    assert.equal(await Promise.race([closed, sleep(3000).then(() => false)]), true);
+  });
+});

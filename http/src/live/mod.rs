@@ -28,7 +28,7 @@ use self::conn::{Live, SocketSink};
 use self::guard::{Refusal, SocketGuard};
 use self::router::{Cx, Router};
 use crate::auth::{Caller, CallerError};
-use crate::realtime::{AckSender, ConnectError, RecoveryConfig, Socket, SocketIo};
+use crate::realtime::{AckSender, Admission, ConnectError, RecoveryConfig, Socket, SocketIo};
 use crate::state::AppState;
 use crate::views::acks::{ErrorEvent, Failure, Reply};
 
@@ -68,26 +68,30 @@ async fn on_connect(state: web::Data<AppState>, router: Arc<Router>, socket: Soc
     let conn = Connection { id: NEXT_CONN.fetch_add(1, Ordering::Relaxed), who, sink };
     state.engine.connect(&conn);
     let live = Arc::new(Live { conn, bot: Mutex::new(None), guard: SocketGuard::new(&state.settings.realtime) });
+    // Admission comes first, on the event's header alone: a refused flood is never decoded
+    // and costs no task.
+    let live_g = live.clone();
+    socket.gate(move |socket, ack| match SocketGuard::admit(&live_g) {
+        Ok(ticket) => Admission::Handle { pass: Box::new(ticket), ack },
+        Err(Refusal::Busy) => {
+            refuse(socket, ack, BUSY);
+            Admission::Refused
+        }
+        Err(Refusal::TooFast { disconnect }) => {
+            refuse(socket, ack, TOO_FAST);
+            if disconnect {
+                tracing::warn!(socket = socket.id(), "disconnecting a socket that kept sending too fast");
+                socket.disconnect();
+            }
+            Admission::Refused
+        }
+    });
     // One handler for every event (not one closure per event per socket: an idle socket
     // should cost little).
     let (state_e, live_e) = (state.clone(), live.clone());
     socket.on_any(move |socket, mut payload, ack| {
         let (state, live, router) = (state_e.clone(), live_e.clone(), router.clone());
-        // Admitted before the event's task starts, so a refused flood costs no work.
-        let admitted = SocketGuard::admit(&live);
         async move {
-            let ticket = match admitted {
-                Ok(ticket) => ticket,
-                Err(Refusal::Busy) => return refuse(&socket, ack, BUSY),
-                Err(Refusal::TooFast { disconnect }) => {
-                    refuse(&socket, ack, TOO_FAST);
-                    if disconnect {
-                        tracing::warn!(socket = socket.id(), "disconnecting a socket that kept sending too fast");
-                        socket.disconnect();
-                    }
-                    return;
-                }
-            };
             let handler = match payload.args.first() {
                 Some(Value::String(name)) => router.handler(name),
                 _ => None,
@@ -102,7 +106,7 @@ async fn on_connect(state: web::Data<AppState>, router: Arc<Router>, socket: Soc
                     }
                 }
             };
-            drop(ticket);
+            live.guard.settled(matches!(result, Err(EngineError::Busy(_))));
             answer(&socket, ack, result);
         }
     });

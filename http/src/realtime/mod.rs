@@ -26,7 +26,7 @@ use std::sync::{Mutex, MutexGuard};
 pub use engineio::{CloseReason, EngineConfig, EngineConn, EngineServer};
 pub use recovery::RecoveryConfig;
 pub use socketio::{
-    AckError, AckSender, BroadcastOperator, ConnectError, DisconnectReason, Extensions, Namespace,
+    AckError, AckSender, Admission, BroadcastOperator, ConnectError, DisconnectReason, Extensions, Namespace,
     Payload, Socket, SocketIo,
 };
 

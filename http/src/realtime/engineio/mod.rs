@@ -5,6 +5,7 @@
 //! [`ConnHandler`] and talk back through the cheap, cloneable [`EngineConn`].
 
 pub mod engine;
+mod inflow;
 mod outbox;
 pub mod packet;
 pub mod service;

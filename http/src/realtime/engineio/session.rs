@@ -7,6 +7,7 @@ use std::sync::Arc;
 use actix::prelude::*;
 use tokio::sync::{mpsc, oneshot};
 
+use super::inflow::Credit;
 use super::outbox::Outbox;
 use super::packet::{encode_payload, Packet};
 use super::{CloseReason, ConnHandler, EngineConfig, Message as EioMessage};
@@ -68,6 +69,9 @@ pub struct EioSession {
     ping_timer: Option<SpawnHandle>,
     pong_deadline: Option<SpawnHandle>,
     closed: bool,
+    /// The server asked to close while the client was switching to a probed WebSocket; the
+    /// close happens as soon as the switch ends (or fails), see `close`.
+    close_after_upgrade: bool,
     /// Sent as the first frame over a WebSocket-only session.
     open_packet: Option<Packet>,
 }
@@ -98,6 +102,7 @@ impl EioSession {
             ping_timer: None,
             pong_deadline: None,
             closed: false,
+            close_after_upgrade: false,
             open_packet,
         }
     }
@@ -226,6 +231,19 @@ impl EioSession {
     /// Closes the session once: tells the upper layer, says goodbye on the transport, stops.
     pub(crate) fn close(&mut self, reason: CloseReason, ctx: &mut Context<Self>) {
         if self.closed {
+            return;
+        }
+        if reason == CloseReason::ServerClose
+            && !self.close_after_upgrade
+            && self.upgrading.as_ref().is_some_and(|u| u.probed)
+        {
+            // The client got `3probe` and is pausing its polling to switch: it sends no more
+            // GETs, and closing the new socket now would leave it stranded on a paused
+            // transport until its ping timeout. Close on the new socket once it has switched;
+            // if it never does, close anyway after the grace.
+            self.close_after_upgrade = true;
+            let grace = self.cfg.ping_timeout.min(std::time::Duration::from_secs(5));
+            ctx.run_later(grace, |act, ctx| act.close(CloseReason::ServerClose, ctx));
             return;
         }
         if let Some(mut h) = self.handler.take() {
@@ -379,17 +397,28 @@ impl Handler<AttachWs> for EioSession {
     }
 }
 
-/// A packet read from a WebSocket attached to this session.
+/// Packets read from a WebSocket attached to this session, in order, with the reader's credit
+/// for them (given back when this message is handled or dropped).
 #[derive(Message)]
 #[rtype(result = "()")]
-pub struct WsPacket {
+pub struct WsPackets {
     pub id: u64,
-    pub packet: Packet,
+    pub packets: Vec<Packet>,
+    pub credit: Credit,
 }
 
-impl Handler<WsPacket> for EioSession {
+impl Handler<WsPackets> for EioSession {
     type Result = ();
-    fn handle(&mut self, WsPacket { id, packet }: WsPacket, ctx: &mut Context<Self>) {
+    fn handle(&mut self, WsPackets { id, packets, credit }: WsPackets, ctx: &mut Context<Self>) {
+        for packet in packets {
+            self.on_ws_packet(id, packet, ctx);
+        }
+        drop(credit);
+    }
+}
+
+impl EioSession {
+    fn on_ws_packet(&mut self, id: u64, packet: Packet, ctx: &mut Context<Self>) {
         if let Transport::Ws { id: current, .. } = &self.transport {
             if *current == id {
                 self.on_packet(packet, ctx);
@@ -416,12 +445,23 @@ impl Handler<WsPacket> for EioSession {
                     self.push(p, ctx);
                 }
                 self.go_direct(ctx);
+                self.close_if_deferred(ctx);
             }
             _ => {
                 // Anything else before the upgrade completes cancels the upgrade.
                 let _ = up.tx.try_send(WsFrame::Close);
                 self.upgrading = None;
+                self.close_if_deferred(ctx);
             }
+        }
+    }
+}
+
+impl EioSession {
+    /// Runs a server close that waited for a WebSocket switch to end.
+    fn close_if_deferred(&mut self, ctx: &mut Context<Self>) {
+        if self.close_after_upgrade {
+            self.close(CloseReason::ServerClose, ctx);
         }
     }
 }
@@ -439,6 +479,7 @@ impl Handler<WsGone> for EioSession {
     fn handle(&mut self, WsGone { id, reason }: WsGone, ctx: &mut Context<Self>) {
         if self.upgrading.as_ref().is_some_and(|u| u.id == id) {
             self.upgrading = None;
+            self.close_if_deferred(ctx);
             return;
         }
         if matches!(&self.transport, Transport::Ws { id: current, .. } if *current == id) {

@@ -12,7 +12,8 @@ use bytes::Bytes;
 use serde_json::Value;
 
 use super::namespace::Namespace;
-use super::packet::{placeholders_valid, Packet, PacketType};
+use super::handler::Admission;
+use super::packet::{placeholders_valid, Head, Packet, PacketType};
 use super::socket::{ConnectError, DisconnectReason, Socket, SocketSlots};
 use super::{Extensions, Payload};
 use crate::realtime::engineio::engine::new_sid;
@@ -101,7 +102,8 @@ impl SioConn {
         self.conn.close();
     }
 
-    fn on_packet(&mut self, packet: Packet, binary: Vec<Bytes>) {
+    /// Routes a whole packet; `admitted` is the gate's answer when it was asked already.
+    fn on_packet(&mut self, packet: Packet, binary: Vec<Bytes>, admitted: Option<Admission>) {
         match packet.kind {
             PacketType::Connect => self.on_connect(packet),
             PacketType::Disconnect => {
@@ -115,7 +117,7 @@ impl SioConn {
                     return self.fail();
                 };
                 if let Some(socket) = self.shared.get(&packet.nsp).filter(Socket::connected) {
-                    socket.dispatch_event(Payload::with_binary(args, binary), packet.id);
+                    socket.dispatch_event(Payload::with_binary(args, binary), packet.id, admitted);
                 }
             }
             PacketType::Ack | PacketType::BinaryAck => {
@@ -226,7 +228,21 @@ impl ConnHandler for SioConn {
                 if self.partial.is_some() {
                     return self.fail();
                 }
-                let Ok(packet) = Packet::decode(&text) else {
+                let Ok((head, body)) = Head::decode(&text) else {
+                    return self.fail();
+                };
+                // An event is admitted or refused on its header alone: a refused flood is
+                // never decoded.
+                let mut admitted = None;
+                if head.kind == PacketType::Event {
+                    if let Some(socket) = self.shared.get(&head.nsp).filter(Socket::connected) {
+                        match socket.admit(head.id) {
+                            Admission::Refused => return,
+                            handle => admitted = Some(handle),
+                        }
+                    }
+                }
+                let Ok(packet) = Packet::decode_body(head, body) else {
                     return self.fail();
                 };
                 if packet.kind.is_binary() {
@@ -243,7 +259,7 @@ impl ConnHandler for SioConn {
                         return;
                     }
                 }
-                self.on_packet(packet, Vec::new());
+                self.on_packet(packet, Vec::new(), admitted);
             }
             Message::Binary(data) => {
                 let Some((packet, mut bins)) = self.partial.take() else {
@@ -251,7 +267,7 @@ impl ConnHandler for SioConn {
                 };
                 bins.push(data);
                 if bins.len() == packet.attachments {
-                    self.on_packet(packet, bins);
+                    self.on_packet(packet, bins, None);
                 } else {
                     self.partial = Some((packet, bins));
                 }

@@ -19,4 +19,21 @@ pub(crate) type ConnectHandler = Arc<dyn Fn(Socket, Value) -> BoxFuture<Result<(
 /// asked for one.
 pub(crate) type EventHandler = Arc<dyn Fn(Socket, Payload, Option<AckSender>) -> BoxFuture<()> + Send + Sync>;
 
+/// Held while an admitted event's handler runs, dropped when it has finished (a slot of the
+/// socket's in-flight allowance, say).
+pub type Pass = Box<dyn Send>;
+
+/// What a gate decided about one incoming event.
+pub enum Admission {
+    /// Handle it: `pass` is held until its handler has finished; `ack` goes to the handler.
+    Handle { pass: Pass, ack: Option<AckSender> },
+    /// Refused: the gate has answered the sender itself.
+    Refused,
+}
+
+/// A socket's gate: sees every incoming event before its arguments are decoded (binary events
+/// once their attachments are in), so a refused flood costs its header and its answer, no
+/// decoding and no task.
+pub(crate) type Gate = Arc<dyn Fn(&Socket, Option<AckSender>) -> Admission + Send + Sync>;
+
 pub(crate) type DisconnectHandler = Arc<dyn Fn(Socket, DisconnectReason) -> BoxFuture<()> + Send + Sync>;

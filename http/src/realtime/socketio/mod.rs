@@ -17,6 +17,7 @@ use serde_json::Value;
 
 pub use namespace::{BroadcastOperator, Namespace};
 pub use io::SocketIo;
+pub use handler::{Admission, Pass};
 pub use socket::{AckError, AckSender, ConnectError, DisconnectReason, Socket};
 
 /// Event arguments: JSON values plus binary attachments. Inside `args`, a binary value is the

@@ -155,33 +155,19 @@ pub enum DecodeError {
     Payload,
 }
 
-impl Packet {
-    pub fn new(kind: PacketType, nsp: &str, data: Option<Value>) -> Packet {
-        Packet {
-            kind,
-            nsp: nsp.to_owned(),
-            id: None,
-            data,
-            attachments: 0,
-        }
-    }
+/// A packet's header: everything before its JSON data. Read first, so an event can be admitted
+/// or refused before its arguments are decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Head {
+    pub kind: PacketType,
+    pub nsp: String,
+    pub id: Option<u64>,
+    pub attachments: usize,
+}
 
-    pub fn encode(&self) -> String {
-        if let Some(Value::Array(args)) = &self.data {
-            if self.kind.has_args() {
-                return data_packet(self.kind, &self.nsp, self.attachments, self.id, 64, |w| args.iter().for_each(|a| w.arg(a)));
-            }
-        }
-        let mut out = Vec::with_capacity(16);
-        write_header(&mut out, self.kind, &self.nsp, self.attachments, self.id);
-        if let Some(data) = &self.data {
-            write_json(&mut out, data);
-        }
-        into_text(out)
-    }
-
-    /// Decodes and validates a text packet.
-    pub fn decode(s: &str) -> Result<Packet, DecodeError> {
+impl Head {
+    /// Reads the header of a text packet; the second value is the JSON data that follows.
+    pub fn decode(s: &str) -> Result<(Head, &str), DecodeError> {
         let mut chars = s.chars();
         let kind = PacketType::from_char(chars.next().ok_or(DecodeError::Empty)?)
             .ok_or(DecodeError::UnknownType)?;
@@ -218,7 +204,45 @@ impl Packet {
             id = Some(rest[..digits].parse::<u64>().map_err(|_| DecodeError::AckId)?);
             rest = &rest[digits..];
         }
+        Ok((Head { kind, nsp, id, attachments }, rest))
+    }
+}
 
+impl Packet {
+    pub fn new(kind: PacketType, nsp: &str, data: Option<Value>) -> Packet {
+        Packet {
+            kind,
+            nsp: nsp.to_owned(),
+            id: None,
+            data,
+            attachments: 0,
+        }
+    }
+
+    pub fn encode(&self) -> String {
+        if let Some(Value::Array(args)) = &self.data {
+            if self.kind.has_args() {
+                return data_packet(self.kind, &self.nsp, self.attachments, self.id, 64, |w| args.iter().for_each(|a| w.arg(a)));
+            }
+        }
+        let mut out = Vec::with_capacity(16);
+        write_header(&mut out, self.kind, &self.nsp, self.attachments, self.id);
+        if let Some(data) = &self.data {
+            write_json(&mut out, data);
+        }
+        into_text(out)
+    }
+
+    /// Decodes and validates a text packet.
+    pub fn decode(s: &str) -> Result<Packet, DecodeError> {
+        let (head, body) = Head::decode(s)?;
+        Packet::decode_body(head, body)
+    }
+
+    /// The rest of a packet whose header was read by [`Head::decode`]: its JSON data, checked
+    /// against the packet's type.
+    pub fn decode_body(head: Head, rest: &str) -> Result<Packet, DecodeError> {
+        let Head { kind, nsp, id, attachments } = head;
         let data = if rest.is_empty() {
             None
         } else {

@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use super::handler::{DisconnectHandler, EventHandler};
+use super::handler::{Admission, DisconnectHandler, EventHandler, Gate};
 use super::namespace::{BroadcastOperator, Namespace};
 use super::packet::{data_packet, Packet, PacketType};
 use super::{Extensions, Payload};
@@ -141,6 +141,7 @@ pub(crate) struct SocketInner {
     state: Mutex<SockState>,
     handlers: RwLock<HashMap<String, EventHandler>>,
     fallback: RwLock<Option<EventHandler>>,
+    gate: RwLock<Option<Gate>>,
     on_disconnect: Mutex<Vec<DisconnectHandler>>,
     acks: Mutex<HashMap<u64, oneshot::Sender<Payload>>>,
     next_ack: AtomicU64,
@@ -191,6 +192,7 @@ impl Socket {
                 }),
                 handlers: RwLock::new(HashMap::new()),
                 fallback: RwLock::new(None),
+                gate: RwLock::new(None),
                 on_disconnect: Mutex::new(Vec::new()),
                 acks: Mutex::new(HashMap::new()),
                 next_ack: AtomicU64::new(0),
@@ -264,6 +266,25 @@ impl Socket {
         let h: EventHandler = Arc::new(move |s, p, a| Box::pin(handler(s, p, a)));
         if let Ok(mut slot) = self.inner.fallback.write() {
             *slot = Some(h);
+        }
+    }
+
+    /// Puts `gate` in front of this socket's events (see [`Admission`]).
+    pub fn gate<F>(&self, gate: F)
+    where
+        F: Fn(&Socket, Option<AckSender>) -> Admission + Send + Sync + 'static,
+    {
+        if let Ok(mut slot) = self.inner.gate.write() {
+            *slot = Some(Arc::new(gate));
+        }
+    }
+
+    /// Asks the gate about an event with ack id `ack`; no gate admits everything.
+    pub(crate) fn admit(&self, ack: Option<u64>) -> Admission {
+        let ack = ack.map(|id| AckSender { socket: self.clone(), id });
+        match self.inner.gate.read().ok().and_then(|g| g.clone()) {
+            Some(gate) => gate(self, ack),
+            None => Admission::Handle { pass: Box::new(()), ack },
         }
     }
 
@@ -377,7 +398,9 @@ impl Socket {
         st.connected = true;
     }
 
-    pub(crate) fn dispatch_event(&self, payload: Payload, ack: Option<u64>) {
+    /// Runs the handler of an event. `admitted` is the gate's answer when it was asked before
+    /// the arguments were decoded; otherwise it is asked now.
+    pub(crate) fn dispatch_event(&self, payload: Payload, ack: Option<u64>, admitted: Option<Admission>) {
         let Some(Value::String(event)) = payload.args.first() else {
             return;
         };
@@ -398,11 +421,14 @@ impl Socket {
                 None => return,
             },
         };
-        let ack = ack.map(|id| AckSender {
-            socket: self.clone(),
-            id,
+        let Admission::Handle { pass, ack } = admitted.unwrap_or_else(|| self.admit(ack)) else {
+            return;
+        };
+        let handled = handler(self.clone(), payload, ack);
+        actix_web::rt::spawn(async move {
+            handled.await;
+            drop(pass);
         });
-        actix_web::rt::spawn(handler(self.clone(), payload, ack));
     }
 
     pub(crate) fn resolve_ack(&self, id: u64, payload: Payload) {

@@ -20,7 +20,8 @@ use tokio::sync::mpsc;
 use super::super::engine::{EngineServer, Refusal};
 use super::super::packet::Packet;
 use super::super::service::{parse_query, TransportKind};
-use super::super::session::{AttachWs, WsFrame, WsGone, WsPacket};
+use super::super::inflow::Inflow;
+use super::super::session::{AttachWs, WsFrame, WsGone, WsPackets};
 use super::super::CloseReason;
 
 /// Frames buffered between the session actor and the connection.
@@ -85,6 +86,7 @@ pub(crate) async fn serve(srv: &EngineServer, req: Request, mut io: TcpStream, p
         fragment: None,
         max_payload: srv.cfg.max_payload.max(1024),
         write_timeout: srv.cfg.ping_timeout,
+        inflow: std::sync::Arc::new(Inflow::default()),
     };
     let reason = conn.run(id, &addr, rx).await;
     addr.do_send(WsGone { id, reason });
@@ -146,6 +148,8 @@ struct Connection {
     max_payload: usize,
     /// A client that takes longer than this to accept bytes is gone.
     write_timeout: Duration,
+    /// Frames handed to the session and not yet handled: reading pauses while it is full.
+    inflow: std::sync::Arc<Inflow>,
 }
 
 /// What a complete frame asks of the connection.
@@ -181,7 +185,10 @@ impl Connection {
                         Err(reason) => return reason,
                     }
                 }
-                ready = self.io.readable() => {
+                // The session is behind: read nothing until it catches up (TCP holds the
+                // client back meanwhile). Writes go on.
+                () = self.inflow.room(), if self.inflow.full() => {}
+                ready = self.io.readable(), if !self.inflow.full() => {
                     if ready.is_err() {
                         return CloseReason::TransportError;
                     }
@@ -210,25 +217,29 @@ impl Connection {
         id: u64,
         addr: &actix::Addr<super::super::session::EioSession>,
     ) -> Option<CloseReason> {
+        let mut packets = Vec::new();
+        let mut end = None;
         loop {
             let frame = match Parser::parse(&mut self.read, true, self.max_payload) {
                 Ok(Some(frame)) => frame,
                 Ok(None) => break,
-                Err(ProtocolError::Overflow) => return Some(CloseReason::PayloadTooLarge),
-                Err(_) => return Some(CloseReason::TransportError),
+                Err(ProtocolError::Overflow) => {
+                    end = Some(CloseReason::PayloadTooLarge);
+                    break;
+                }
+                Err(_) => {
+                    end = Some(CloseReason::TransportError);
+                    break;
+                }
             };
             match self.incoming(frame) {
-                Incoming::Packet(packet) => {
-                    if !addr.connected() {
-                        return Some(CloseReason::TransportClose);
-                    }
-                    addr.do_send(WsPacket { id, packet });
-                }
+                Incoming::Packet(packet) => packets.push(packet),
                 Incoming::Ping(data) => {
                     let mut out = BytesMut::new();
                     Parser::write_message(&mut out, &data, OpCode::Pong, true, false);
                     if write_within(&mut self.io, &out, self.write_timeout).await.is_err() {
-                        return Some(CloseReason::TransportError);
+                        end = Some(CloseReason::TransportError);
+                        break;
                     }
                 }
                 Incoming::Nothing => {}
@@ -236,9 +247,22 @@ impl Connection {
                     if reason == CloseReason::TransportClose {
                         self.send_close().await;
                     }
-                    return Some(reason);
+                    end = Some(reason);
+                    break;
                 }
             }
+        }
+        // What was read goes to the session in one message, before any ending: the packets
+        // came first.
+        if !packets.is_empty() {
+            if !addr.connected() {
+                return Some(CloseReason::TransportClose);
+            }
+            let credit = self.inflow.credit(packets.len());
+            addr.do_send(WsPackets { id, packets, credit });
+        }
+        if end.is_some() {
+            return end;
         }
         // An idle connection keeps no read buffer.
         if self.read.is_empty() {
