@@ -237,3 +237,62 @@ async fn slow_client_is_disconnected_not_buffered() {
     let want: Vec<String> = (0..500).map(|i| format!("4{i}")).collect();
     assert_eq!(got, want);
 }
+
+/// A socket's handlers often hold state that holds the socket (to send to it). Once the
+/// connection closes, the server lets go of them, so neither outlives it.
+#[actix_web::test]
+async fn a_closed_socket_lets_go_of_its_handlers() {
+    use std::sync::{Mutex, Weak};
+    static HELD: Mutex<Vec<Weak<()>>> = Mutex::new(Vec::new());
+    let io = SocketIo::new(config(1_000_000), Duration::from_millis(1000));
+    io.ns("/", |socket, _auth| async move {
+        let marker = Arc::new(());
+        HELD.lock().unwrap().push(Arc::downgrade(&marker));
+        // Each handler keeps the socket and the marker: a cycle unless the socket drops them.
+        let (s, m) = (socket.clone(), marker.clone());
+        socket.on_any(move |_, _, _| {
+            let _keep = (&s, &m);
+            async {}
+        });
+        let (s, m) = (socket.clone(), marker.clone());
+        socket.on("named", move |_, _, _| {
+            let _keep = (&s, &m);
+            async {}
+        });
+        let (s, m) = (socket.clone(), marker.clone());
+        socket.gate(move |_, ack| {
+            let _keep = (&s, &m);
+            parley_http::realtime::Admission::Handle { pass: Box::new(()), ack }
+        });
+        let (s, m) = (socket.clone(), marker);
+        socket.on_disconnect(move |_, _| {
+            let _keep = (&s, &m);
+            async {}
+        });
+        Ok(())
+    });
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+    let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let mounts = LiveMounts::new().socket_io(&io);
+    let server = realtime::http_server(vec![listener], 1, mounts, move || {
+        let io = io.clone();
+        App::new().configure(move |cfg| realtime::configure(cfg, io))
+    })
+    .unwrap()
+    .disable_signals()
+    .run();
+    actix_web::rt::spawn(server);
+
+    for _ in 0..3 {
+        let (_, body) = get(&format!("{base}/socket.io/?EIO=4&transport=polling")).await;
+        let v: Value = serde_json::from_str(&body[1..]).unwrap();
+        let url = format!("{base}/socket.io/?EIO=4&transport=polling&sid={}", v["sid"].as_str().unwrap());
+        assert_eq!(post(&url, "40").await.0, 200);
+        assert!(get(&url).await.1.starts_with("40{"));
+        assert_eq!(post(&url, "1").await.0, 200);
+    }
+    actix_web::rt::time::sleep(Duration::from_millis(200)).await;
+    let held = HELD.lock().unwrap();
+    assert_eq!(held.len(), 3);
+    assert!(held.iter().all(|w| w.upgrade().is_none()), "a closed socket's handlers are still alive");
+}

@@ -126,6 +126,8 @@ impl AckSender {
 struct SockState {
     connected: bool,
     closed: bool,
+    /// Why it closed, for a disconnect handler registered after that.
+    closed_by: Option<DisconnectReason>,
     buffer: Vec<Vec<Message>>,
 }
 
@@ -188,6 +190,7 @@ impl Socket {
                 state: Mutex::new(SockState {
                     connected: false,
                     closed: false,
+                    closed_by: None,
                     buffer: Vec::new(),
                 }),
                 handlers: RwLock::new(HashMap::new()),
@@ -252,9 +255,11 @@ impl Socket {
         Fut: Future<Output = ()> + Send + 'static,
     {
         let h: EventHandler = Arc::new(move |s, p, a| Box::pin(handler(s, p, a)));
-        if let Ok(mut map) = self.inner.handlers.write() {
-            map.insert(event.into(), h);
-        }
+        self.while_open(|| {
+            if let Ok(mut map) = self.inner.handlers.write() {
+                map.insert(event.into(), h);
+            }
+        });
     }
 
     /// Handles events with no specific handler; the event name is `payload.args[0]`.
@@ -264,9 +269,11 @@ impl Socket {
         Fut: Future<Output = ()> + Send + 'static,
     {
         let h: EventHandler = Arc::new(move |s, p, a| Box::pin(handler(s, p, a)));
-        if let Ok(mut slot) = self.inner.fallback.write() {
-            *slot = Some(h);
-        }
+        self.while_open(|| {
+            if let Ok(mut slot) = self.inner.fallback.write() {
+                *slot = Some(h);
+            }
+        });
     }
 
     /// Puts `gate` in front of this socket's events (see [`Admission`]).
@@ -274,8 +281,20 @@ impl Socket {
     where
         F: Fn(&Socket, Option<AckSender>) -> Admission + Send + Sync + 'static,
     {
-        if let Ok(mut slot) = self.inner.gate.write() {
-            *slot = Some(Arc::new(gate));
+        self.while_open(|| {
+            if let Ok(mut slot) = self.inner.gate.write() {
+                *slot = Some(Arc::new(gate));
+            }
+        });
+    }
+
+    /// Registers a handler unless the socket has closed: `closed` lets go of the handlers, and
+    /// one registered after it would never be let go of. Under the state lock, so a close
+    /// comes wholly before or wholly after.
+    fn while_open(&self, register: impl FnOnce()) {
+        let st = lock(&self.inner.state);
+        if !st.closed {
+            register();
         }
     }
 
@@ -294,7 +313,14 @@ impl Socket {
         Fut: Future<Output = ()> + Send + 'static,
     {
         let h: DisconnectHandler = Arc::new(move |s, r| Box::pin(handler(s, r)));
-        lock(&self.inner.on_disconnect).push(h);
+        let mut registered = Some(h.clone());
+        self.while_open(|| lock(&self.inner.on_disconnect).extend(registered.take()));
+        if registered.is_some() {
+            // Closed already (while the CONNECT handler was waiting, say): the clean-up it
+            // registers runs now instead of never.
+            let reason = lock(&self.inner.state).closed_by.unwrap_or(DisconnectReason::ServerNamespaceDisconnect);
+            actix_web::rt::spawn(h(self.clone(), reason));
+        }
     }
 
     /// Emits `event` with JSON arguments.
@@ -484,10 +510,23 @@ impl Socket {
                 return;
             }
             st.closed = true;
+            st.closed_by = Some(reason);
             st.buffer.clear();
             st.connected
         };
         lock(&self.inner.acks).clear();
+        // The handlers hold the application's state for this socket, which often holds the
+        // socket (to send to it): let go of them, or the two keep each other alive forever.
+        if let Ok(mut handlers) = self.inner.handlers.write() {
+            handlers.clear();
+        }
+        if let Ok(mut fallback) = self.inner.fallback.write() {
+            *fallback = None;
+        }
+        if let Ok(mut gate) = self.inner.gate.write() {
+            *gate = None;
+        }
+        let on_disconnect = std::mem::take(&mut *lock(&self.inner.on_disconnect));
         let rooms = self.rooms();
         for room in &rooms {
             self.inner.ns.remove_from_room(room, &self.inner.id);
@@ -501,8 +540,7 @@ impl Socket {
                 store.persist(self.inner.id.to_string(), pid.to_owned(), rooms, self.inner.ext.clone());
             }
         }
-        let handlers = lock(&self.inner.on_disconnect).clone();
-        for h in handlers {
+        for h in on_disconnect {
             actix_web::rt::spawn(h(self.clone(), reason));
         }
     }
