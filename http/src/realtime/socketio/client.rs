@@ -102,8 +102,9 @@ impl SioConn {
         self.conn.close();
     }
 
-    /// Routes a whole packet; `admitted` is the gate's answer when it was asked already.
-    fn on_packet(&mut self, packet: Packet, binary: Vec<Bytes>, admitted: Option<Admission>) {
+    /// Routes a whole packet; `admitted` is the socket the gate was asked of and its answer,
+    /// when it was asked already (the socket is not looked up a second time).
+    fn on_packet(&mut self, packet: Packet, binary: Vec<Bytes>, admitted: Option<(Socket, Admission)>) {
         match packet.kind {
             PacketType::Connect => self.on_connect(packet),
             PacketType::Disconnect => {
@@ -116,8 +117,16 @@ impl SioConn {
                 let Some(Value::Array(args)) = packet.data else {
                     return self.fail();
                 };
-                if let Some(socket) = self.shared.get(&packet.nsp).filter(Socket::connected) {
-                    socket.dispatch_event(Payload::with_binary(args, binary), packet.id, admitted);
+                let payload = Payload::with_binary(args, binary);
+                match admitted {
+                    Some((socket, admission)) => {
+                        socket.dispatch_event(payload, packet.id, Some(admission));
+                    }
+                    None => {
+                        if let Some(socket) = self.shared.get(&packet.nsp).filter(Socket::connected) {
+                            socket.dispatch_event(payload, packet.id, None);
+                        }
+                    }
                 }
             }
             PacketType::Ack | PacketType::BinaryAck => {
@@ -238,7 +247,7 @@ impl ConnHandler for SioConn {
                     if let Some(socket) = self.shared.get(&head.nsp).filter(Socket::connected) {
                         match socket.admit(head.id) {
                             Admission::Refused => return,
-                            handle => admitted = Some(handle),
+                            handle => admitted = Some((socket, handle)),
                         }
                     }
                 }
