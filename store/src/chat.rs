@@ -165,13 +165,18 @@ impl Store {
         self.queue_message(session_id, new)?.await.map(std::sync::Arc::unwrap_or_clone)
     }
 
+    /// SQLite: writes to the message journal since the store opened (the messages handed
+    /// over together share one); `None` on PostgreSQL. For diagnostics and tests.
+    pub fn journal_appends(&self) -> Option<u64> {
+        self.writer.journal_appends()
+    }
+
     /// Queues a message for the writer and returns at once: `Err(Busy)` when the writer's queue
     /// is full (nothing queued), otherwise a future of the saved message. The session actor uses
     /// it to keep handling its mailbox while its messages are committed, in order. The saved
     /// row is shared with the writer (on SQLite it is still waiting to be applied), not copied.
     pub fn queue_message(&self, session_id: &str, new: NewMessage) -> StoreResult<impl std::future::Future<Output = StoreResult<std::sync::Arc<ChatMessage>>>> {
-        let answer = self.writer.submit(session_id, new)?;
-        Ok(async move { answer.await.map_err(|_| StoreError::Connection("the message was not saved".into()))? })
+        self.writer.submit(session_id, new)
     }
 
     /// The session's messages in order; `after_seq` skips those already seen, `limit` keeps the

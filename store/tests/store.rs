@@ -759,6 +759,49 @@ async fn the_sqlite_wal_starts_over_under_steady_writes() {
     );
 }
 
+/// Messages handed over before any of them is awaited (as the connections whose input came
+/// in one turn of the event loop do) are saved with one journal write, each session's in
+/// order, a session the writer does not know yet through its queue behind them; one dropped
+/// unawaited is saved all the same.
+#[tokio::test]
+async fn messages_handed_over_together_share_one_journal_write() {
+    use parley_store::chat::{NewMessage, Role};
+    let (_db, store) = store(Backend::Sqlite).await;
+    let owner = user(&store, "owner@x.co").await;
+    let b = bot(&store, &owner.id, "Chatty").await;
+    let a = store.create_session(&b.id, "a").await.unwrap().id;
+    let c = store.create_session(&b.id, "c").await.unwrap().id;
+    for sid in [&a, &c] {
+        store.append_message(sid, NewMessage::simple(Role::User, "first")).await.unwrap();
+    }
+    let fresh = store.create_session(&b.id, "fresh").await.unwrap().id;
+    let before = store.journal_appends().unwrap();
+    let mut saving = Vec::new();
+    for i in 0..30 {
+        let sid = [&a, &c, &fresh][i % 3];
+        saving.push(store.queue_message(sid, NewMessage::simple(Role::User, format!("m{i}"))).unwrap());
+    }
+    let saved = futures_util::future::join_all(saving).await;
+    assert!(saved.iter().all(|s| s.is_ok()), "{saved:?}");
+    // The known sessions' 20 messages in one write; the fresh session's ten through the
+    // writer thread, which saves what it has queued together.
+    let writes = store.journal_appends().unwrap() - before;
+    assert!(writes <= 3, "{writes} journal writes for 30 messages");
+    drop(store.queue_message(&a, NewMessage::simple(Role::User, "dropped")).unwrap());
+    let contents = |sid: &String| {
+        let store = store.clone();
+        let sid = sid.clone();
+        async move { store.messages(&sid, 0, 100).await.unwrap().into_iter().map(|m| (m.seq, m.content)).collect::<Vec<_>>() }
+    };
+    let mut want_a: Vec<(i64, String)> = vec![(1, "first".into())];
+    want_a.extend((0..30).step_by(3).enumerate().map(|(k, i)| (k as i64 + 2, format!("m{i}"))));
+    want_a.push((12, "dropped".into()));
+    assert_eq!(contents(&a).await, want_a);
+    let want_fresh: Vec<(i64, String)> = (2..30).step_by(3).enumerate().map(|(k, i)| (k as i64 + 1, format!("m{i}"))).collect();
+    assert_eq!(contents(&fresh).await, want_fresh);
+    assert_eq!(contents(&c).await.len(), 11);
+}
+
 /// On SQLite a message is saved once it is in the message journal (one append); the database
 /// gets it behind, many messages to a transaction. A crash before that loses nothing: the next
 /// start commits what the journal holds, and a read of the running store waits for it first.

@@ -77,6 +77,8 @@ pub(crate) struct Journal {
     sync: bool,
     /// One batch's encoding, reused.
     buffer: Vec<u8>,
+    /// Appends (system writes) since the journal was opened.
+    appends: u64,
 }
 
 impl Journal {
@@ -85,7 +87,7 @@ impl Journal {
         std::fs::create_dir_all(dir).map_err(|e| io_error("creating", dir, e))?;
         let after = segments(dir)?.last().map_or(0, |(n, _)| *n);
         let (path, file) = create_segment(dir, after + 1)?;
-        Ok(Journal { dir: dir.to_path_buf(), number: after + 1, path, file, written: 0, sync, buffer: Vec::new() })
+        Ok(Journal { dir: dir.to_path_buf(), number: after + 1, path, file, written: 0, sync, buffer: Vec::new(), appends: 0 })
     }
 
     /// Appends `rows` with one write; once it returns they survive a crash of the process.
@@ -99,11 +101,17 @@ impl Journal {
             self.file.sync_data().map_err(|e| io_error("syncing", &self.path, e))?;
         }
         self.written += self.buffer.len();
+        self.appends += 1;
         // A large batch must not keep its buffer for good.
         if self.buffer.capacity() > 1 << 20 {
             self.buffer = Vec::new();
         }
         Ok(())
+    }
+
+    /// Appends since the journal was opened.
+    pub(crate) fn appends(&self) -> u64 {
+        self.appends
     }
 
     /// Starts a new segment and returns the finished one (the applier deletes it once its

@@ -20,9 +20,10 @@
 //! analytics reads are kept the same way (`counters::Counted`), so a commit writes the
 //! message's own pages and nothing else.
 //!
-//! SQLite: a message is saved by appending it to the message journal (`journal`: one
-//! `write`, as durable as a commit), on the caller's own thread when the writer knows its
-//! session (`sqlite::Saver`), else by the writer thread, which reads the session's tail
+//! SQLite: a message is saved by appending it to the message journal (`journal`: a
+//! `write`, as durable as a commit), on a caller's own thread when the writer knows its
+//! session (`sqlite::Saver`; the messages handed over in one turn of the callers' event loops
+//! share one write, see `Saved`), else by the writer thread, which reads the session's tail
 //! first; an applier thread commits the
 //! journaled rows behind it, many messages to a transaction, on a plain (synchronous)
 //! connection, and every read or write of the store's pool first waits for the rows saved
@@ -118,24 +119,24 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
-    /// Queues a message; `Err(Busy)` at once when the queue is full.
-    pub(crate) fn submit(&self, session_id: &str, new: NewMessage) -> StoreResult<oneshot::Receiver<StoreResult<Arc<ChatMessage>>>> {
+    /// Hands a message over; `Err(Busy)` at once when the queue is full. The answer is the
+    /// saved row.
+    pub(crate) fn submit(&self, session_id: &str, new: NewMessage) -> StoreResult<Saved> {
+        if let Some(saver) = &self.saver {
+            return saver.gather(session_id, new);
+        }
         let (reply, answer) = oneshot::channel();
-        if let Some(saver) = &self.saver {
-            if let Some(saved) = saver.save_now(session_id, &new)? {
-                let _ = reply.send(Ok(saved));
-                return Ok(answer);
-            }
+        match self.tx.try_send(Job::Message(MessageJob { session_id: session_id.to_string(), new, reply })) {
+            Ok(()) => Ok(Saved::queued(answer)),
+            Err(mpsc::error::TrySendError::Full(_)) => Err(StoreError::Busy(BUSY.into())),
+            Err(mpsc::error::TrySendError::Closed(_)) => Err(StoreError::Connection("the message writer stopped".into())),
         }
-        let refused = match self.tx.try_send(Job::Message(MessageJob { session_id: session_id.to_string(), new, reply })) {
-            Ok(()) => return Ok(answer),
-            Err(mpsc::error::TrySendError::Full(_)) => StoreError::Busy(BUSY.into()),
-            Err(mpsc::error::TrySendError::Closed(_)) => StoreError::Connection("the message writer stopped".into()),
-        };
-        if let Some(saver) = &self.saver {
-            saver.not_queued(session_id);
-        }
-        Err(refused)
+    }
+
+    /// SQLite: writes to the message journal since the store opened (several messages may
+    /// share one); `None` on PostgreSQL.
+    pub(crate) fn journal_appends(&self) -> Option<u64> {
+        self.saver.as_ref().map(|saver| saver.journal_appends())
     }
 
     /// Has the writer commit the session counters it keeps, and waits until it has: a read
@@ -170,6 +171,70 @@ impl Writer {
         // Waits for room in a full queue: the read must not miss a saved message.
         if self.tx.send(Job::Sync { done, counters: false }).await.is_ok() {
             let _ = committed.await;
+        }
+    }
+}
+
+/// A message handed to the writer, resolving to its saved row.
+///
+/// On SQLite the message waits in the saver's gathering until a `flush`. The first poll
+/// finds it there and yields once (the task goes to the back of its runtime's queue), so
+/// the other connections whose input arrived in the same turn of the event loop hand
+/// their messages over too; the next poll saves all of them with one journal write. A
+/// message is saved only then, so it is still saved before anyone sees it. Under light load
+/// that gathers one message and costs one extra poll; under heavy load it turns a write per
+/// message into a write per turn. Dropped before it was saved, it saves what is gathered.
+pub(crate) struct Saved {
+    answer: oneshot::Receiver<StoreResult<Arc<ChatMessage>>>,
+    /// The saver whose gathering may still hold the message.
+    gathering: Option<Arc<sqlite::Saver>>,
+    yielded: bool,
+}
+
+impl Saved {
+    fn queued(answer: oneshot::Receiver<StoreResult<Arc<ChatMessage>>>) -> Saved {
+        Saved { answer, gathering: None, yielded: false }
+    }
+
+    fn gathered(answer: oneshot::Receiver<StoreResult<Arc<ChatMessage>>>, saver: Arc<sqlite::Saver>) -> Saved {
+        Saved { answer, gathering: Some(saver), yielded: false }
+    }
+
+    fn answered(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<StoreResult<Arc<ChatMessage>>> {
+        use std::future::Future as _;
+        std::pin::Pin::new(&mut self.answer)
+            .poll(cx)
+            .map(|answer| answer.unwrap_or_else(|_| Err(StoreError::Connection("the message was not saved".into()))))
+    }
+}
+
+impl std::future::Future for Saved {
+    type Output = StoreResult<Arc<ChatMessage>>;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        let this = self.get_mut();
+        if let std::task::Poll::Ready(saved) = this.answered(cx) {
+            this.gathering = None;
+            return std::task::Poll::Ready(saved);
+        }
+        if let Some(saver) = &this.gathering {
+            if !this.yielded {
+                this.yielded = true;
+                cx.waker().wake_by_ref();
+                return std::task::Poll::Pending;
+            }
+            saver.flush();
+            this.gathering = None;
+            return this.answered(cx);
+        }
+        std::task::Poll::Pending
+    }
+}
+
+impl Drop for Saved {
+    fn drop(&mut self) {
+        if let Some(saver) = self.gathering.take() {
+            saver.flush();
         }
     }
 }

@@ -1,7 +1,8 @@
-//! The SQLite writer: messages are saved by one append each to the journal (`journal`), on
-//! the caller's thread for a session the writer knows (`Saver`) and by the writer thread for
-//! the others; an applier thread commits the journaled rows behind them in transactions of
-//! many messages; a checkpoint thread copies the WAL into the database.
+//! The SQLite writer: messages are saved by appending them to the journal (`journal`). Those
+//! of sessions the writer knows are gathered and appended together, one write for all that
+//! were handed over in one turn of the callers' event loops, on a caller's thread (`Saver`);
+//! the writer thread saves the others. An applier thread commits the journaled rows behind
+//! them in transactions of many messages; a checkpoint thread copies the WAL into the database.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -15,7 +16,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::counters::{Bump, Counted, Kept, RECORD_FLUSH, RECORD_THROUGH};
 use super::journal::{self, Journal};
 use super::rows::{self, IfSaved};
-use super::{answer, fill_tails, plan_messages, remember, Forget, Job, MessageJob, Tail, Tails, Turn, Writer, TAIL_MEMORY};
+use super::{answer, fill_tails, plan_messages, remember, Forget, Job, MessageJob, Saved, Tail, Tails, Turn, Writer, TAIL_MEMORY};
 use crate::chat::NewMessage;
 use crate::models::ChatMessage;
 use crate::schema::{chat_messages, chat_sessions};
@@ -62,6 +63,7 @@ pub(crate) fn start(path: PathBuf, pragmas: &'static str, options: &crate::PoolO
             pending: Vec::new(),
             since: None,
             queued: HashMap::new(),
+            gathered: Vec::new(),
         }),
         unapplied: unapplied.clone(),
         nudge: tx.downgrade(),
@@ -224,10 +226,10 @@ impl Flush {
     }
 }
 
-/// What saving a message needs, shared by the callers' threads (which save a message of a
-/// session the writer knows at once, on their own thread: one append, no thread hop) and the
-/// writer thread (which saves the others, reading their tails first, and hands the appended
-/// rows to the applier).
+/// What saving a message needs, shared by the callers' threads (which save the messages of
+/// sessions the writer knows on their own thread: no thread hop, and one append for all that
+/// were gathered) and the writer thread (which saves the others, reading their tails first,
+/// and hands the appended rows to the applier).
 pub(crate) struct Saver {
     state: std::sync::Mutex<Appended>,
     unapplied: Arc<AtomicUsize>,
@@ -247,6 +249,9 @@ struct Appended {
     /// Messages of each session waiting in the writer's queue: while there are any, the
     /// session's next message queues behind them, so messages are numbered in order.
     queued: HashMap<String, usize>,
+    /// Messages handed over and not yet saved, in the order they came: the next `flush`
+    /// saves them all (see `Saved`).
+    gathered: Vec<MessageJob>,
 }
 
 impl Appended {
@@ -317,31 +322,97 @@ impl Saver {
         self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Saves a message of a session the writer knows and has nothing queued for, at once;
-    /// `Ok(None)`: it must go through the writer's queue (counted as queued for its session).
-    pub(crate) fn save_now(&self, session_id: &str, new: &NewMessage) -> StoreResult<Option<Arc<ChatMessage>>> {
+    /// Takes a message to be saved by the next `flush`; `Err(Busy)` at once when the applier
+    /// is too far behind.
+    pub(crate) fn gather(self: &Arc<Self>, session_id: &str, new: NewMessage) -> StoreResult<Saved> {
+        let (reply, answer) = oneshot::channel();
         let mut state = self.lock();
-        if state.queued.contains_key(session_id) || !state.tails.contains_key(session_id) {
-            *state.queued.entry(session_id.to_string()).or_default() += 1;
-            return Ok(None);
-        }
         if state.pending.len() >= PENDING_LIMIT {
             return Err(StoreError::Busy(super::BUSY.into()));
         }
-        let mut rows = state.append(&[(session_id, new)], &self.unapplied)?;
-        if state.pending.len() == 1 || state.pending.len() == APPLY_ROWS {
+        state.gathered.push(MessageJob { session_id: session_id.to_string(), new, reply });
+        Ok(Saved::gathered(answer, self.clone()))
+    }
+
+    /// Saves every gathered message, in order: those of sessions the writer knows and has
+    /// nothing queued for with one journal write, the others through the writer's queue.
+    /// Each is answered (the queued ones by the writer thread). A batch refused as a whole
+    /// (a row that cannot be written) is tried one message at a time, so one bad message
+    /// fails alone.
+    pub(crate) fn flush(&self) {
+        let mut state = self.lock();
+        if state.gathered.is_empty() {
+            return;
+        }
+        let gathered = std::mem::take(&mut state.gathered);
+        let mut now = Vec::with_capacity(gathered.len());
+        for job in gathered {
+            if state.queued.contains_key(&job.session_id) || !state.tails.contains_key(&job.session_id) {
+                // Sent while the lock is held: another caller's flush cannot overtake it with
+                // a later message of the same session.
+                self.queue(&mut state, job);
+            } else {
+                now.push(job);
+            }
+        }
+        if now.is_empty() {
+            return;
+        }
+        if state.pending.len() >= PENDING_LIMIT {
+            for job in now {
+                let _ = job.reply.send(Err(StoreError::Busy(super::BUSY.into())));
+            }
+            return;
+        }
+        let before = state.pending.len();
+        let items: Vec<(&str, &NewMessage)> = now.iter().map(|j| (j.session_id.as_str(), &j.new)).collect();
+        match state.append(&items, &self.unapplied) {
+            Ok(rows) => answer(now, Ok(rows)),
+            Err(_) if now.len() > 1 => {
+                for job in now {
+                    let saved = state.append(&[(job.session_id.as_str(), &job.new)], &self.unapplied);
+                    let _ = job.reply.send(saved.and_then(|mut rows| rows.pop().ok_or(StoreError::NotFound)));
+                }
+            }
+            Err(e) => {
+                if let Some(job) = now.into_iter().next() {
+                    let _ = job.reply.send(Err(e));
+                }
+            }
+        }
+        let after = state.pending.len();
+        if (before == 0 && after > 0) || (before < APPLY_ROWS && after >= APPLY_ROWS) {
             // The writer thread hands them over (it sets its clock by the first, and goes at
             // once at `APPLY_ROWS`); a full queue means it is coming round anyway.
             if let Some(nudge) = self.nudge.upgrade() {
                 let _ = nudge.try_send(Job::Nudge);
             }
         }
-        rows.pop().map(Some).ok_or(StoreError::NotFound)
     }
 
-    /// A message counted as queued by `save_now` that could not be queued after all.
-    pub(crate) fn not_queued(&self, session_id: &str) {
-        self.lock().unqueue(session_id);
+    /// Hands a gathered message to the writer thread, counted as queued for its session;
+    /// answers it at once when that queue is full or closed.
+    fn queue(&self, state: &mut Appended, job: MessageJob) {
+        let Some(tx) = self.nudge.upgrade() else {
+            let _ = job.reply.send(Err(StoreError::Connection("the message writer stopped".into())));
+            return;
+        };
+        let session_id = job.session_id.clone();
+        *state.queued.entry(session_id.clone()).or_default() += 1;
+        let (job, refused) = match tx.try_send(Job::Message(job)) {
+            Ok(()) => return,
+            Err(mpsc::error::TrySendError::Full(job)) => (job, StoreError::Busy(super::BUSY.into())),
+            Err(mpsc::error::TrySendError::Closed(job)) => (job, StoreError::Connection("the message writer stopped".into())),
+        };
+        state.unqueue(&session_id);
+        if let Job::Message(job) = job {
+            let _ = job.reply.send(Err(refused));
+        }
+    }
+
+    /// Writes to the message journal since the store opened.
+    pub(crate) fn journal_appends(&self) -> u64 {
+        self.lock().journal.appends()
     }
 
     /// Forgets the tails of a deleted session or bot at once, so its next message finds it gone.
