@@ -11,6 +11,7 @@ pub mod packet;
 pub mod service;
 pub mod session;
 pub mod transport;
+pub mod wsqueue;
 
 use std::time::Duration;
 

@@ -32,7 +32,7 @@ impl WsFrame {
     }
 }
 
-pub type WsTx = mpsc::Sender<WsFrame>;
+pub use super::wsqueue::WsTx;
 
 /// Called with the session id when the session stops (the server forgets it).
 pub type CloseHook = Arc<dyn Fn(&str) + Send + Sync>;

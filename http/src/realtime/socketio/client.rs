@@ -196,7 +196,6 @@ impl SioConn {
             ns.clone(),
             self.conn.clone(),
             self.shared.clone(),
-            auth.clone(),
             recovered,
             ext,
         );

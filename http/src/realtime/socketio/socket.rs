@@ -138,7 +138,6 @@ pub(crate) struct SocketInner {
     ns: Namespace,
     conn: EngineConn,
     shared: Arc<dyn SocketSlots>,
-    auth: Value,
     recovered: bool,
     state: Mutex<SockState>,
     handlers: RwLock<HashMap<String, EventHandler>>,
@@ -167,14 +166,12 @@ impl std::fmt::Debug for Socket {
 }
 
 impl Socket {
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         id: String,
         pid: Option<String>,
         ns: Namespace,
         conn: EngineConn,
         shared: Arc<dyn SocketSlots>,
-        auth: Value,
         recovered: bool,
         ext: Extensions,
     ) -> Socket {
@@ -185,7 +182,6 @@ impl Socket {
                 ns,
                 conn,
                 shared,
-                auth,
                 recovered,
                 state: Mutex::new(SockState {
                     connected: false,
@@ -217,11 +213,6 @@ impl Socket {
 
     pub fn ns(&self) -> &Namespace {
         &self.inner.ns
-    }
-
-    /// The CONNECT `auth` payload (without recovery fields).
-    pub fn auth(&self) -> &Value {
-        &self.inner.auth
     }
 
     /// Whether this socket's state was recovered after a short disconnection.

@@ -15,13 +15,13 @@ use actix_web::rt::net::TcpStream;
 use bytes::{Bytes, BytesMut};
 use futures_util::FutureExt as _;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-use tokio::sync::mpsc;
 
 use super::super::engine::{EngineServer, Refusal};
 use super::super::packet::Packet;
 use super::super::service::{parse_query, TransportKind};
 use super::super::inflow::Inflow;
 use super::super::session::{AttachWs, WsFrame, WsGone, WsPackets};
+use super::super::wsqueue::{self, WsRx};
 use super::super::CloseReason;
 
 /// Frames buffered between the session actor and the connection.
@@ -59,7 +59,7 @@ pub(crate) async fn serve(srv: &EngineServer, req: Request, mut io: TcpStream, p
     // it): gone before the connection settles in for its life.
     drop(req);
     let id = NEXT_WS_ID.fetch_add(1, Ordering::Relaxed);
-    let (tx, rx) = mpsc::channel::<WsFrame>(WS_QUEUE);
+    let (tx, rx) = wsqueue::queue(WS_QUEUE);
     let switching = format!(
         "HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\nsec-websocket-accept: {accept}\r\n\r\n"
     );
@@ -165,7 +165,7 @@ impl Connection {
         &mut self,
         id: u64,
         addr: &actix::Addr<super::super::session::EioSession>,
-        mut rx: mpsc::Receiver<WsFrame>,
+        mut rx: WsRx,
     ) -> CloseReason {
         // Bytes that came with the upgrade request are frames already.
         if let Some(reason) = self.drain_frames(id, addr).await {
@@ -316,7 +316,7 @@ impl Connection {
     async fn write_batch(
         &mut self,
         first: WsFrame,
-        rx: &mut mpsc::Receiver<WsFrame>,
+        rx: &mut WsRx,
     ) -> Result<bool, CloseReason> {
         let mut out = BytesMut::new();
         let mut closing = encode(first, &mut out);
@@ -324,8 +324,8 @@ impl Connection {
         let mut count = 1;
         while !closing && count < batch {
             match rx.try_recv() {
-                Ok(frame) => closing = encode(frame, &mut out),
-                Err(_) => break,
+                Some(frame) => closing = encode(frame, &mut out),
+                None => break,
             }
             count += 1;
         }
