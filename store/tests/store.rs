@@ -753,8 +753,15 @@ async fn the_sqlite_wal_starts_over_under_steady_writes() {
     }
     assert!(written > 2000, "too few messages to tell: {written}");
     assert!(first_peak > 0, "the WAL holds the first writes");
+    // The bound: half as much again as the first seven seconds' peak, or four times the
+    // restart size, whichever is larger. On a busy machine (CI runs the tests side by side) a
+    // checkpoint can come a period late and leave two or three of the applier's transactions
+    // on top of the restart size once (2.9 MB was seen, with a first peak under 1 MB; another
+    // run peaked at 2.8 MB in both halves); a WAL that never started over would hold every
+    // page the run writes, at least the 16 MB its messages add to the database file.
+    let bound = (first_peak * 3 / 2).max(4 << 20);
     assert!(
-        second_peak <= first_peak * 3 / 2,
+        second_peak <= bound,
         "the WAL kept growing: at most {first_peak} bytes in the first {half:?}, {second_peak} in the next ({written} messages)"
     );
 }
