@@ -60,10 +60,16 @@ pub(crate) async fn serve(srv: &EngineServer, req: Request, mut io: TcpStream, p
     drop(req);
     let id = NEXT_WS_ID.fetch_add(1, Ordering::Relaxed);
     let (tx, rx) = wsqueue::queue(WS_QUEUE);
+    // The handshake's strings go before the connection settles in: a local lives to the end
+    // of the function, which is the connection's life.
     let switching = format!(
         "HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\nsec-websocket-accept: {accept}\r\n\r\n"
     );
-    if write_within(&mut io, switching.as_bytes(), srv.cfg.ping_timeout).await.is_err() {
+    drop(accept);
+    drop(sid);
+    let answered = write_within(&mut io, switching.as_bytes(), srv.cfg.ping_timeout).await;
+    drop(switching);
+    if answered.is_err() {
         return;
     }
     let addr = match existing {
