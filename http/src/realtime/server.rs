@@ -69,14 +69,17 @@ impl LiveMounts {
         let FramedParts { io, read_buf, .. } = framed.into_parts();
         let pending = if read_buf.is_empty() { BytesMut::new() } else { BytesMut::from(&read_buf[..]) };
         drop(read_buf);
-        let srv = self.find(req.path()).cloned();
-        actix_web::rt::spawn(async move {
-            let mut io = io;
-            match srv {
-                Some(srv) => ws::serve(&srv, req, io, pending).await,
-                None => ws::refuse(&mut io, Refusal::bad_request("Bad request")).await,
+        match self.find(req.path()).cloned() {
+            Some(srv) => {
+                actix_web::rt::spawn(ws::serve(Box::new(ws::Upgrade { srv, req, io, pending })));
             }
-        });
+            None => {
+                actix_web::rt::spawn(async move {
+                    let mut io = io;
+                    ws::refuse(&mut io, Refusal::bad_request("Bad request")).await;
+                });
+            }
+        }
     }
 }
 

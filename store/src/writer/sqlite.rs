@@ -233,8 +233,10 @@ impl Flush {
 pub(crate) struct Saver {
     state: std::sync::Mutex<Appended>,
     unapplied: Arc<AtomicUsize>,
-    /// Wakes the writer thread when enough rows are appended to hand over (weak: the queue
-    /// closes when the last `Writer` goes, not when the writer thread does).
+    /// The writer thread's queue: wakes it when enough rows are appended to hand over, and
+    /// takes the gathered messages it must save itself (sessions it has not read the tail
+    /// of, or with messages queued already). Weak: the queue closes when the last `Writer`
+    /// goes, not when the writer thread does.
     nudge: mpsc::WeakSender<Job>,
 }
 
@@ -336,9 +338,7 @@ impl Saver {
 
     /// Saves every gathered message, in order: those of sessions the writer knows and has
     /// nothing queued for with one journal write, the others through the writer's queue.
-    /// Each is answered (the queued ones by the writer thread). A batch refused as a whole
-    /// (a row that cannot be written) is tried one message at a time, so one bad message
-    /// fails alone.
+    /// Each is answered (the queued ones by the writer thread).
     pub(crate) fn flush(&self) {
         let mut state = self.lock();
         if state.gathered.is_empty() {
@@ -365,21 +365,7 @@ impl Saver {
             return;
         }
         let before = state.pending.len();
-        let items: Vec<(&str, &NewMessage)> = now.iter().map(|j| (j.session_id.as_str(), &j.new)).collect();
-        match state.append(&items, &self.unapplied) {
-            Ok(rows) => answer(now, Ok(rows)),
-            Err(_) if now.len() > 1 => {
-                for job in now {
-                    let saved = state.append(&[(job.session_id.as_str(), &job.new)], &self.unapplied);
-                    let _ = job.reply.send(saved.and_then(|mut rows| rows.pop().ok_or(StoreError::NotFound)));
-                }
-            }
-            Err(e) => {
-                if let Some(job) = now.into_iter().next() {
-                    let _ = job.reply.send(Err(e));
-                }
-            }
-        }
+        save_batch_or_each(now, |jobs| state.append(&items_of(jobs), &self.unapplied));
         let after = state.pending.len();
         if (before == 0 && after > 0) || (before < APPLY_ROWS && after >= APPLY_ROWS) {
             // The writer thread hands them over (it sets its clock by the first, and goes at
@@ -525,23 +511,9 @@ impl WriterThread {
     }
 
     /// Saves queued messages (their sessions' tails read first where the writer does not
-    /// know them) and answers each; a batch refused as a whole (a vanished session) is tried
-    /// one message at a time, so one bad message fails alone.
+    /// know them) and answers each.
     fn save_queued(&mut self, jobs: Vec<MessageJob>) {
-        match self.save_batch(&jobs) {
-            Ok(rows) => answer(jobs, Ok(rows)),
-            Err(_) if jobs.len() > 1 => {
-                for job in jobs {
-                    let saved = self.save_batch(std::slice::from_ref(&job));
-                    let _ = job.reply.send(saved.and_then(|mut rows| rows.pop().ok_or(StoreError::NotFound)));
-                }
-            }
-            Err(e) => {
-                if let Some(job) = jobs.into_iter().next() {
-                    let _ = job.reply.send(Err(e));
-                }
-            }
-        }
+        save_batch_or_each(jobs, |batch| self.save_batch(batch));
     }
 
     fn save_batch(&mut self, jobs: &[MessageJob]) -> StoreResult<Vec<Arc<ChatMessage>>> {
@@ -578,9 +550,33 @@ impl WriterThread {
             fill_tails(&mut filled, &unknown, maxes, sessions, &state.kept);
             state.tails.extend(filled);
         }
-        let items: Vec<(&str, &NewMessage)> = jobs.iter().map(|j| (j.session_id.as_str(), &j.new)).collect();
-        state.append(&items, &self.saver.unapplied)
+        state.append(&items_of(jobs), &self.saver.unapplied)
     }
+}
+
+/// Saves `jobs` with `save` as one batch and answers each. A batch refused as a whole (a row
+/// that cannot be written, a vanished session) is tried one message at a time, so one bad
+/// message fails alone.
+fn save_batch_or_each(jobs: Vec<MessageJob>, mut save: impl FnMut(&[MessageJob]) -> StoreResult<Vec<Arc<ChatMessage>>>) {
+    match save(&jobs) {
+        Ok(rows) => answer(jobs, Ok(rows)),
+        Err(_) if jobs.len() > 1 => {
+            for job in jobs {
+                let saved = save(std::slice::from_ref(&job));
+                let _ = job.reply.send(saved.and_then(|mut rows| rows.pop().ok_or(StoreError::NotFound)));
+            }
+        }
+        Err(e) => {
+            if let Some(job) = jobs.into_iter().next() {
+                let _ = job.reply.send(Err(e));
+            }
+        }
+    }
+}
+
+/// The (session, message) pairs of `jobs`, as `Appended::append` takes them.
+fn items_of(jobs: &[MessageJob]) -> Vec<(&str, &NewMessage)> {
+    jobs.iter().map(|j| (j.session_id.as_str(), &j.new)).collect()
 }
 
 /// The writer thread: saves the messages that come through its queue, answers readers by

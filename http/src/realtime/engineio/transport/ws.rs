@@ -20,7 +20,7 @@ use super::super::engine::{EngineServer, Refusal};
 use super::super::packet::Packet;
 use super::super::service::{parse_query, TransportKind};
 use super::super::inflow::Inflow;
-use super::super::session::{AttachWs, WsFrame, WsGone, WsPackets};
+use super::super::session::{AttachWs, EioSession, WsFrame, WsGone, WsPackets};
 use super::super::wsqueue::{self, WsRx};
 use super::super::CloseReason;
 
@@ -40,18 +40,57 @@ const READ_CHUNK: usize = 4096;
 
 static NEXT_WS_ID: AtomicU64 = AtomicU64::new(1);
 
+/// An upgrade request as the HTTP server hands it over: the Engine.IO server it is for, the
+/// request, its connection, and the bytes the client sent after the request.
+pub(crate) struct Upgrade {
+    pub srv: EngineServer,
+    pub req: Request,
+    pub io: TcpStream,
+    pub pending: BytesMut,
+}
+
 /// Serves one upgrade request on its connection: refuses it with an HTTP answer, or runs the
-/// WebSocket until either side closes. `pending` holds bytes the client sent after its request.
-pub(crate) async fn serve(srv: &EngineServer, req: Request, mut io: TcpStream, pending: BytesMut) {
-    let accept = match check(srv, &req) {
+/// WebSocket until either side closes.
+///
+/// Why two boxes: a task's future is as large as the largest state it passes through, for its
+/// whole life. The handshake's state (the request, its strings, the attach round trip) is
+/// several times the connection loop's, so it runs in a future of its own on the heap, gone
+/// once the handshake is answered; the request comes boxed for the same reason (an async
+/// function's arguments stay in its future). An idle WebSocket's task then holds only the loop.
+pub(crate) async fn serve(upgrade: Box<Upgrade>) {
+    if let Some(live) = Box::pin(open(upgrade)).await {
+        run_until_closed(live).await;
+    }
+}
+
+/// An answered WebSocket: its connection, the session it serves, and that session's queue
+/// of frames to write.
+struct Live {
+    conn: Connection,
+    id: u64,
+    addr: actix::Addr<EioSession>,
+    rx: WsRx,
+}
+
+/// Checks and answers the handshake, and attaches the connection to its session (an existing
+/// one, upgrading from polling, or a new one). `None`: refused or gone, nothing left to run.
+async fn open(upgrade: Box<Upgrade>) -> Option<Box<Live>> {
+    let Upgrade { srv, req, mut io, pending } = *upgrade;
+    let accept = match check(&srv, &req) {
         Ok(accept) => accept,
-        Err(refusal) => return refuse(&mut io, refusal).await,
+        Err(refusal) => {
+            refuse(&mut io, refusal).await;
+            return None;
+        }
     };
     let sid = parse_query(req.uri().query().unwrap_or("")).and_then(|q| q.sid);
     let existing = match &sid {
         Some(sid) => match srv.lookup(sid) {
             Some(addr) => Some(addr),
-            None => return refuse(&mut io, Refusal::bad_request("Session ID unknown")).await,
+            None => {
+                refuse(&mut io, Refusal::bad_request("Session ID unknown")).await;
+                return None;
+            }
         },
         None => None,
     };
@@ -60,33 +99,24 @@ pub(crate) async fn serve(srv: &EngineServer, req: Request, mut io: TcpStream, p
     drop(req);
     let id = NEXT_WS_ID.fetch_add(1, Ordering::Relaxed);
     let (tx, rx) = wsqueue::queue(WS_QUEUE);
-    // The handshake's strings go before the connection settles in: a local lives to the end
-    // of the function, which is the connection's life.
     let switching = format!(
         "HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\nsec-websocket-accept: {accept}\r\n\r\n"
     );
-    drop(accept);
-    drop(sid);
-    let answered = write_within(&mut io, switching.as_bytes(), srv.cfg.ping_timeout).await;
-    drop(switching);
-    if answered.is_err() {
-        return;
-    }
+    write_within(&mut io, switching.as_bytes(), srv.cfg.ping_timeout).await.ok()?;
     let addr = match existing {
         Some(addr) => {
-            let attached = addr.send(AttachWs { id, tx: tx.clone() }).await.unwrap_or(false);
+            let attached = addr.send(AttachWs { id, tx }).await.unwrap_or(false);
             if !attached {
                 let mut close = BytesMut::new();
                 Parser::write_close(&mut close, None, false);
                 let _ = write_within(&mut io, &close, srv.cfg.ping_timeout).await;
-                return;
+                return None;
             }
             addr
         }
-        None => srv.open_session(Some((id, tx.clone()))).1,
+        None => srv.open_session(Some((id, tx))).1,
     };
-    drop(tx);
-    let mut conn = Connection {
+    let conn = Connection {
         io,
         read: pending,
         fragment: None,
@@ -94,6 +124,12 @@ pub(crate) async fn serve(srv: &EngineServer, req: Request, mut io: TcpStream, p
         write_timeout: srv.cfg.ping_timeout,
         inflow: std::sync::Arc::new(Inflow::default()),
     };
+    Some(Box::new(Live { conn, id, addr, rx }))
+}
+
+/// Runs an answered WebSocket until either side closes, then tells its session.
+async fn run_until_closed(live: Box<Live>) {
+    let Live { mut conn, id, addr, rx } = *live;
     let reason = conn.run(id, &addr, rx).await;
     addr.do_send(WsGone { id, reason });
     let _ = conn.io.shutdown().await;
@@ -170,7 +206,7 @@ impl Connection {
     async fn run(
         &mut self,
         id: u64,
-        addr: &actix::Addr<super::super::session::EioSession>,
+        addr: &actix::Addr<EioSession>,
         mut rx: WsRx,
     ) -> CloseReason {
         // Bytes that came with the upgrade request are frames already.
@@ -221,7 +257,7 @@ impl Connection {
     async fn drain_frames(
         &mut self,
         id: u64,
-        addr: &actix::Addr<super::super::session::EioSession>,
+        addr: &actix::Addr<EioSession>,
     ) -> Option<CloseReason> {
         let mut packets = Vec::new();
         let mut end = None;
