@@ -61,7 +61,8 @@ fn plans(args: &[String]) -> ExitCode {
         let mut settings = Settings::load().map_err(|e| e.to_string())?;
         let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
         settings.resolve_paths(&cwd);
-        let store = parley_store::Store::open(&settings).await.map_err(|e| e.to_string())?;
+        // Beside a running server: that one keeps the message journal (see `Store::open_alongside`).
+        let store = parley_store::Store::open_alongside(&settings).await.map_err(|e| e.to_string())?;
         cli::set_plan(&store, &order).await
     };
     match actix_web::rt::System::new().block_on(run) {

@@ -60,6 +60,13 @@ pub struct PoolOptions {
     /// SQLite: journaled messages are committed to the database at the latest this long after
     /// the first of them was saved (`sqlite_journal_apply_ms`).
     pub sqlite_journal_apply: std::time::Duration,
+    /// SQLite: how long an open waits for another process to let go of the database's message
+    /// journal (a server restarting) before it refuses (see `writer::owner`).
+    pub sqlite_claim_wait: std::time::Duration,
+    /// SQLite: when another process owns the message journal, work alongside it (replay
+    /// nothing, journal in a directory of this process's own) instead of refusing. For the
+    /// command-line tools, which run beside a live server.
+    pub sqlite_alongside: bool,
 }
 
 impl PoolOptions {
@@ -75,6 +82,8 @@ impl PoolOptions {
             sqlite_full_sync: false,
             sqlite_wal_restart_bytes: DEFAULT_WAL_RESTART_BYTES,
             sqlite_journal_apply: Duration::from_millis(DEFAULT_JOURNAL_APPLY_MS),
+            sqlite_claim_wait: Duration::from_secs(5),
+            sqlite_alongside: false,
         }
     }
 
@@ -90,6 +99,8 @@ impl PoolOptions {
             sqlite_full_sync: settings.sqlite_synchronous_full,
             sqlite_wal_restart_bytes: settings.sqlite_wal_restart_bytes,
             sqlite_journal_apply: Duration::from_millis(settings.sqlite_journal_apply_ms),
+            sqlite_claim_wait: Duration::from_secs(5),
+            sqlite_alongside: false,
         }
     }
 
@@ -189,7 +200,16 @@ impl Store {
     /// Opens the database the settings name (creating the SQLite file and data directory if
     /// needed) and brings its schema up to date.
     pub async fn open(settings: &Settings) -> StoreResult<Store> {
-        let options = PoolOptions::from_settings(settings);
+        Self::open_from(settings, PoolOptions::from_settings(settings)).await
+    }
+
+    /// [`Store::open`] for the command-line tools: on SQLite, a server running on the same
+    /// database keeps its message journal, and this store works beside it (`sqlite_alongside`).
+    pub async fn open_alongside(settings: &Settings) -> StoreResult<Store> {
+        Self::open_from(settings, PoolOptions { sqlite_alongside: true, ..PoolOptions::from_settings(settings) }).await
+    }
+
+    async fn open_from(settings: &Settings, options: PoolOptions) -> StoreResult<Store> {
         let store = if settings.uses_postgres() {
             Self::open_postgres_with(&settings.database_url, options).await?
         } else {
@@ -208,19 +228,35 @@ impl Store {
     pub async fn open_sqlite_with(path: &Path, options: PoolOptions) -> StoreResult<Store> {
         let url = path.to_string_lossy().to_string();
         let migrate_url = url.clone();
-        let journal_of = path.to_path_buf();
+        let db = path.to_path_buf();
         let pragmas = options.sqlite_pragmas();
-        run_blocking(move || {
+        let (wait, alongside) = (options.sqlite_claim_wait, options.sqlite_alongside);
+        let claim = run_blocking(move || {
+            let journal = crate::writer::journal::dir_of(&db);
+            let owned = crate::writer::owner::claim_within(&journal, if alongside { std::time::Duration::ZERO } else { wait })?;
+            if owned.is_none() && !alongside {
+                return Err(StoreError::Connection(format!(
+                    "{} is in use by another running Parley (it holds the message journal {}); stop that one first",
+                    db.display(),
+                    journal.display()
+                )));
+            }
             let mut conn = SqliteConnection::establish(&migrate_url)
                 .map_err(|e| StoreError::Connection(e.to_string()))?;
             diesel::connection::SimpleConnection::batch_execute(&mut conn, pragmas)?;
             conn.run_pending_migrations(SQLITE_MIGRATIONS)
                 .map_err(|e| StoreError::Migration(e.to_string()))?;
-            // Messages saved to the journal and not yet committed when the last run stopped,
-            // before the counters are recounted from the messages.
-            crate::writer::sqlite::replay_journal(&mut conn, &journal_of)?;
-            crate::writer::counters::reconcile_sqlite(&mut conn)?;
-            Ok(())
+            match owned {
+                Some(claim) => {
+                    // Messages saved to the journal and not yet committed when the last run
+                    // stopped, before the counters are recounted from the messages.
+                    crate::writer::sqlite::replay_journal(&mut conn, claim.dir())?;
+                    crate::writer::counters::reconcile_sqlite(&mut conn)?;
+                    Ok(claim)
+                }
+                // The owner replays and recounts; this store journals in a place of its own.
+                None => crate::writer::owner::guest(&journal),
+            }
         })
         .await?;
         let mut config = ManagerConfig::default();
@@ -231,7 +267,7 @@ impl Store {
             .build()
             .map_err(|e| StoreError::Connection(e.to_string()))?;
         let sqlite_writer: std::sync::Arc<tokio::sync::Mutex<()>> = Default::default();
-        let writer = crate::writer::sqlite::start(path.to_path_buf(), pragmas, &options, sqlite_writer.clone())?;
+        let writer = crate::writer::sqlite::start(path.to_path_buf(), claim, pragmas, &options, sqlite_writer.clone())?;
         let store =
             Store { pools: Pools::Sqlite(pool), default_plan: "free".into(), sqlite_writer, writer, call_bound: options.call_bound() };
         store.ping().await?;

@@ -849,7 +849,7 @@ async fn messages_only_in_the_journal_survive_a_crash() {
     assert_eq!(restarted.session(&sid).await.unwrap().unwrap().message_count, 5, "and counted");
     restarted.append_message(&sid, NewMessage::simple(Role::Bot, "after")).await.unwrap();
     assert_eq!(restarted.messages(&sid, 0, 10).await.unwrap().last().map(|m| m.seq), Some(6), "numbering goes on");
-    let left: Vec<_> = std::fs::read_dir(&journal).unwrap().filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    let left = segment_files(&journal);
     assert_eq!(left.len(), 1, "replayed and committed segments are deleted, the one being appended to stays: {left:?}");
 
     // The running store: a read waits for what was saved before it.
@@ -865,4 +865,82 @@ async fn messages_only_in_the_journal_survive_a_crash() {
     let late = store.append_message(&other, NewMessage::simple(Role::User, "late")).await;
     assert!(matches!(late, Err(StoreError::NotFound)), "{late:?}");
     assert!(store.messages(&sid, 0, 10).await.unwrap().is_empty());
+}
+
+/// The message journal's segment files in `dir`.
+fn segment_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    found.sort();
+    found
+}
+
+/// One process owns a database's message journal. Another one (a second server on the same
+/// data directory, or `parley plans set` beside a running one) must neither replay and delete
+/// the segments the owner appends to nor write its own among them: a server is refused, a
+/// command-line tool works alongside and journals in a directory of its own, which the
+/// owner's next start replays once that process is gone.
+#[tokio::test]
+async fn a_running_servers_message_journal_is_left_to_it() {
+    use parley_store::chat::{NewMessage, Role};
+    let db = TestDb::new(Backend::Sqlite).await.unwrap();
+    let options = || parley_store::PoolOptions { sqlite_journal_apply: std::time::Duration::from_secs(3600), ..parley_store::PoolOptions::new(4) };
+    let store = Store::open_sqlite_with(&db.data_dir().join("parley.db"), options()).await.unwrap();
+    let owner = user(&store, "owner@x.co").await;
+    let b = bot(&store, &owner.id, "Chatty").await;
+    let sid = store.create_session(&b.id, "a").await.unwrap().id;
+    let late = store.create_session(&b.id, "b").await.unwrap().id;
+    for i in 0..3 {
+        store.append_message(&sid, NewMessage::simple(Role::User, format!("m{i}"))).await.unwrap();
+    }
+    // The running server, as another process sees it: its journal (copied as a crash leaves
+    // it) and its lock on the journal (taken here on a descriptor of its own, as a process
+    // other than this one would hold it).
+    let copy = db.crash_copy().await.unwrap();
+    let path = copy.data_dir().join("parley.db");
+    let journal = copy.data_dir().join("parley.db-messages");
+    let server_lock = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(journal.join("owner.lock")).unwrap();
+    server_lock.try_lock().unwrap();
+    let segments = segment_files(&journal);
+    assert!(!segments.is_empty());
+
+    let wait = std::time::Duration::from_millis(200);
+    let refused = Store::open_sqlite_with(&path, parley_store::PoolOptions { sqlite_claim_wait: wait, ..options() }).await;
+    let why = refused.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(why.contains("in use by another running Parley"), "{why}");
+    assert_eq!(segment_files(&journal), segments, "a refused server touches nothing");
+
+    let tool = Store::open_sqlite_with(&path, parley_store::PoolOptions { sqlite_alongside: true, ..options() }).await.unwrap();
+    assert_eq!(segment_files(&journal), segments, "a tool alongside replays nothing");
+    let admin = user(&tool, "admin@x.co").await;
+    let own = bot(&tool, &admin.id, "Tooled").await;
+    let t = tool.create_session(&own.id, "t").await.unwrap().id;
+    tool.append_message(&t, NewMessage::simple(Role::User, "from the tool")).await.unwrap();
+    let guest = journal.join(format!("guest-{}", std::process::id()));
+    assert_eq!(segment_files(&guest).len(), 1, "the tool journals in its own directory");
+    assert_eq!(tool.messages(&t, 0, 10).await.unwrap().len(), 1);
+    drop(tool);
+
+    // A tool that ended without committing (its directory left behind under another
+    // process's number), then the server stopped: the next start commits both journals.
+    let gone = journal.join("guest-1");
+    std::fs::create_dir_all(&gone).unwrap();
+    store.append_message(&late, NewMessage::simple(Role::User, "journaled by a tool")).await.unwrap();
+    let late_copy = db.crash_copy().await.unwrap();
+    for segment in segment_files(&late_copy.data_dir().join("parley.db-messages")) {
+        std::fs::copy(&segment, gone.join(segment.file_name().unwrap())).unwrap();
+    }
+    drop(server_lock);
+    let restarted = Store::open_sqlite_with(&path, options()).await.unwrap();
+    let saved: Vec<String> = restarted.messages(&sid, 0, 10).await.unwrap().into_iter().map(|m| m.content).collect();
+    assert_eq!(&saved[..3], ["m0", "m1", "m2"], "the server's journal, replayed: {saved:?}");
+    let late_saved: Vec<String> = restarted.messages(&late, 0, 10).await.unwrap().into_iter().map(|m| m.content).collect();
+    assert_eq!(late_saved, ["journaled by a tool"], "a gone tool's journal, replayed");
+    assert!(!gone.exists(), "and its directory removed");
+    assert_eq!(restarted.messages(&t, 0, 10).await.unwrap().len(), 1, "what the tool saved stays");
+    assert_eq!(segment_files(&journal).len(), 1, "only the segment being appended to is left");
 }

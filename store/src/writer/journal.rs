@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::NaiveDateTime;
 
+use super::owner::Claim;
 use crate::models::ChatMessage;
 use crate::{StoreError, StoreResult};
 
@@ -79,15 +80,19 @@ pub(crate) struct Journal {
     buffer: Vec<u8>,
     /// Appends (system writes) since the journal was opened.
     appends: u64,
+    /// This process's hold on the directory (see `owner`).
+    _claim: Claim,
 }
 
 impl Journal {
-    /// Opens a new segment after any left in `dir` (they are the replay's to apply).
-    pub(crate) fn open(dir: &Path, sync: bool) -> StoreResult<Journal> {
-        std::fs::create_dir_all(dir).map_err(|e| io_error("creating", dir, e))?;
-        let after = segments(dir)?.last().map_or(0, |(n, _)| *n);
-        let (path, file) = create_segment(dir, after + 1)?;
-        Ok(Journal { dir: dir.to_path_buf(), number: after + 1, path, file, written: 0, sync, buffer: Vec::new(), appends: 0 })
+    /// Opens a new segment after any left in the claimed directory (they are the replay's to
+    /// apply). The claim is held as long as the journal.
+    pub(crate) fn open(claim: Claim, sync: bool) -> StoreResult<Journal> {
+        let dir = claim.dir().to_path_buf();
+        std::fs::create_dir_all(&dir).map_err(|e| io_error("creating", &dir, e))?;
+        let after = segments(&dir)?.last().map_or(0, |(n, _)| *n);
+        let (path, file) = create_segment(&dir, after + 1)?;
+        Ok(Journal { dir, number: after + 1, path, file, written: 0, sync, buffer: Vec::new(), appends: 0, _claim: claim })
     }
 
     /// Appends `rows` with one write; once it returns they survive a crash of the process.
@@ -324,7 +329,7 @@ mod tests {
     fn rows_come_back_as_they_went_in_across_segments() {
         let dir = tempfile::tempdir().unwrap();
         let journal_dir = dir.path().join("j");
-        let mut journal = Journal::open(&journal_dir, false).unwrap();
+        let mut journal = Journal::open(super::super::owner::try_claim(&journal_dir).unwrap().unwrap(), false).unwrap();
         journal.append(&[message(1), message(2)]).unwrap();
         let first = journal.rotate().unwrap().unwrap();
         assert!(journal.rotate().unwrap().is_none(), "nothing appended: no new segment");
@@ -335,7 +340,7 @@ mod tests {
         assert_eq!(read_segment(&all[1].1).unwrap(), vec![message(3)]);
         // A journal opened again starts after what it finds.
         drop(journal);
-        let again = Journal::open(&journal_dir, false).unwrap();
+        let again = Journal::open(super::super::owner::try_claim(&journal_dir).unwrap().unwrap(), false).unwrap();
         assert_eq!(again.number, 3);
         again.close();
         assert_eq!(segments(&journal_dir).unwrap().len(), 2, "an empty segment is removed at a clean stop");
@@ -344,7 +349,7 @@ mod tests {
     #[test]
     fn a_record_cut_short_or_damaged_ends_the_replay_and_keeps_what_came_before() {
         let dir = tempfile::tempdir().unwrap();
-        let mut journal = Journal::open(dir.path(), false).unwrap();
+        let mut journal = Journal::open(super::super::owner::try_claim(dir.path()).unwrap().unwrap(), false).unwrap();
         journal.append(&[message(1), message(2)]).unwrap();
         let path = journal.rotate().unwrap().unwrap();
         let whole = std::fs::read(&path).unwrap();
@@ -364,7 +369,7 @@ mod tests {
     #[test]
     fn a_segment_removed_after_it_was_listed_holds_no_rows() {
         let dir = tempfile::tempdir().unwrap();
-        let mut journal = Journal::open(dir.path(), false).unwrap();
+        let mut journal = Journal::open(super::super::owner::try_claim(dir.path()).unwrap().unwrap(), false).unwrap();
         journal.append(&[message(1)]).unwrap();
         let path = journal.rotate().unwrap().unwrap();
         assert!(segments(dir.path()).unwrap().iter().any(|(_, listed)| *listed == path));

@@ -42,6 +42,7 @@
 
 pub(crate) mod counters;
 pub(crate) mod journal;
+pub(crate) mod owner;
 pub(crate) mod postgres;
 pub(crate) mod rows;
 pub(crate) mod sqlite;

@@ -15,6 +15,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::counters::{Bump, Counted, Kept, RECORD_FLUSH, RECORD_THROUGH};
 use super::journal::{self, Journal};
+use super::owner;
 use super::rows::{self, IfSaved};
 use super::{answer, fill_tails, plan_messages, remember, Forget, Job, MessageJob, Saved, Tail, Tails, Turn, Writer, TAIL_MEMORY};
 use crate::chat::NewMessage;
@@ -35,7 +36,13 @@ diesel::define_sql_function! {
 type TurnLock = Arc<tokio::sync::Mutex<()>>;
 
 /// Starts the writer thread on the database at `path`, its applier and its checkpoint thread.
-pub(crate) fn start(path: PathBuf, pragmas: &'static str, options: &crate::PoolOptions, turn: TurnLock) -> StoreResult<Writer> {
+pub(crate) fn start(
+    path: PathBuf,
+    journal: owner::Claim,
+    pragmas: &'static str,
+    options: &crate::PoolOptions,
+    turn: TurnLock,
+) -> StoreResult<Writer> {
     let open = |path: &PathBuf| -> StoreResult<SqliteConnection> {
         let mut conn = SqliteConnection::establish(&path.to_string_lossy()).map_err(|e| StoreError::Connection(e.to_string()))?;
         conn.batch_execute(pragmas)?;
@@ -45,7 +52,7 @@ pub(crate) fn start(path: PathBuf, pragmas: &'static str, options: &crate::PoolO
     let reader = open(&path)?;
     let conn = open(&path)?;
     let checkpointer = open(&path)?;
-    let journal = Journal::open(&journal::dir_of(&path), options.sqlite_full_sync)?;
+    let journal = Journal::open(journal, options.sqlite_full_sync)?;
     // The thread's own clock, to wait for work no longer than the kept counters may wait.
     let clock = tokio::runtime::Builder::new_current_thread()
         .enable_time()
@@ -722,10 +729,26 @@ fn is_constraint(kind: &diesel::result::DatabaseErrorKind) -> bool {
 /// Start-up: commits the rows of every journal segment left beside the database at `path`
 /// (a crash or a power cut came before the applier did), then deletes the segments. Runs
 /// before anything reads the database, and before the counters are recounted.
-pub(crate) fn replay_journal(conn: &mut SqliteConnection, path: &std::path::Path) -> StoreResult<usize> {
-    let dir = journal::dir_of(path);
+pub(crate) fn replay_journal(conn: &mut SqliteConnection, dir: &std::path::Path) -> StoreResult<usize> {
+    let mut replayed = replay_segments(conn, dir)?;
+    // What processes that worked beside an owner journaled and did not commit before they
+    // ended (see `owner`); their directories go once replayed.
+    for guest in owner::abandoned_guests(dir)? {
+        replayed += replay_segments(conn, guest.dir())?;
+        if let Err(e) = std::fs::remove_dir_all(guest.dir()) {
+            tracing::warn!("message journal: removing {}: {e}", guest.dir().display());
+        }
+    }
+    if replayed > 0 {
+        tracing::info!("message journal: {replayed} messages saved before the last stop were committed at start-up");
+    }
+    Ok(replayed)
+}
+
+/// Commits the rows of every segment in `dir`, oldest first, and deletes each once committed.
+fn replay_segments(conn: &mut SqliteConnection, dir: &std::path::Path) -> StoreResult<usize> {
     let mut replayed = 0;
-    for (_, segment) in journal::segments(&dir)? {
+    for (_, segment) in journal::segments(dir)? {
         let journaled = journal::read_segment(&segment)?;
         let refs: Vec<&ChatMessage> = journaled.iter().collect();
         let whole = conn.immediate_transaction::<_, diesel::result::Error, _>(|conn| rows::insert_all(conn, &refs, IfSaved::Skip));
@@ -745,9 +768,6 @@ pub(crate) fn replay_journal(conn: &mut SqliteConnection, path: &std::path::Path
             }
             _ => {}
         }
-    }
-    if replayed > 0 {
-        tracing::info!("message journal: {replayed} messages saved before the last stop were committed at start-up");
     }
     Ok(replayed)
 }
