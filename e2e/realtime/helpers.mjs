@@ -13,7 +13,8 @@ function binaryPath() {
   return join(target, profile, "examples", "realtime_testbed");
 }
 
-export async function startServer() {
+/** Starts the testbed; `env` adds to its environment (e.g. CONNECT_TIMEOUT_MS). */
+export async function startServer(env = {}) {
   const bin = binaryPath();
   if (!existsSync(bin)) {
     const args = ["build", "-p", "parley-http", "--example", "realtime_testbed"];
@@ -22,7 +23,7 @@ export async function startServer() {
     if (built.status !== 0) throw new Error("cargo build of realtime_testbed failed");
   }
   const child = spawn(bin, [], {
-    env: { ...process.env, PORT: "0" },
+    env: { ...process.env, PORT: "0", ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const port = await new Promise((resolvePort, reject) => {

@@ -161,3 +161,40 @@ describe("a server close during the switch to WebSocket", () => {
     assert.equal(await Promise.race([closed, sleep(3000).then(() => false)]), true);
   });
 });
+
+// socket.io's connectTimeout: a connection that CONNECTs no namespace in time is closed (one
+// deadline queue per server, http/src/realtime/socketio/deadlines.rs); one that does stays.
+describe("connect timeout", () => {
+  let short;
+  before(async () => {
+    short = await startServer({ CONNECT_TIMEOUT_MS: "300" });
+  });
+  after(() => short?.stop());
+
+  const rawWebSocket = () => {
+    const ws = new WebSocket(`${short.url.replace("http", "ws")}/socket.io/?EIO=4&transport=websocket`);
+    const opened = Date.now();
+    const closed = new Promise((resolve) => ws.on("close", () => resolve(Date.now() - opened)));
+    return { ws, closed };
+  };
+
+  it("closes connections that connect no namespace, each after its own timeout", async () => {
+    const first = rawWebSocket();
+    await sleep(150);
+    const second = rawWebSocket();
+    const [a, b] = await Promise.all(
+      [first.closed, second.closed].map((c) => Promise.race([c, sleep(3000).then(() => Infinity)])),
+    );
+    assert.ok(a >= 250 && a < 2000, `first closed after ${a} ms`);
+    assert.ok(b >= 250 && b < 2000, `second closed after ${b} ms`);
+  });
+
+  it("keeps a connection that connected a namespace", async () => {
+    const socket = io(short.url, { transports: ["websocket"], auth: { token: "good", name: "ada" }, forceNew: true, reconnection: false });
+    await once(socket, "connect");
+    await sleep(800);
+    assert.equal(socket.connected, true);
+    assert.equal(await socket.emitWithAck("whoami"), "ada");
+    socket.disconnect();
+  });
+});

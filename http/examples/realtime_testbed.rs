@@ -106,6 +106,8 @@ fn recovery_ns(io: &SocketIo) {
 #[actix_web::main]
 async fn main() -> std::io::Result<()> {
     let port: u16 = std::env::var("PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(3001);
+    // How long a connection may go without CONNECTing a namespace (the tests shorten it).
+    let connect_timeout_ms: u64 = std::env::var("CONNECT_TIMEOUT_MS").ok().and_then(|t| t.parse().ok()).unwrap_or(5000);
     let io = SocketIo::new(
         EngineConfig {
             ping_interval: Duration::from_millis(1000),
@@ -113,7 +115,7 @@ async fn main() -> std::io::Result<()> {
             max_payload: 1_000_000,
             ..EngineConfig::default()
         },
-        Duration::from_millis(5000),
+        Duration::from_millis(connect_timeout_ms),
     );
     main_ns(&io);
     recovery_ns(&io);

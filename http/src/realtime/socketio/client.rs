@@ -11,6 +11,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use serde_json::Value;
 
+use super::deadlines::ConnectDeadlines;
 use super::namespace::Namespace;
 use super::handler::Admission;
 use super::packet::{placeholders_valid, Head, Packet, PacketType};
@@ -34,11 +35,12 @@ pub(crate) trait Namespaces: Send + Sync {
 /// CONNECT a namespace in time.
 pub(crate) struct Router {
     server: Weak<dyn Namespaces>,
+    deadlines: Arc<ConnectDeadlines>,
 }
 
 impl Router {
     pub(crate) fn new(server: Weak<dyn Namespaces>) -> Router {
-        Router { server }
+        Router { server, deadlines: Arc::default() }
     }
 }
 
@@ -46,15 +48,7 @@ impl EngineHandler for Router {
     fn on_open(&self, conn: EngineConn) -> Box<dyn ConnHandler> {
         let shared = Arc::new(ConnShared::default());
         if let Some(server) = self.server.upgrade() {
-            let timeout = server.connect_timeout();
-            let shared2 = shared.clone();
-            let conn2 = conn.clone();
-            actix_web::rt::spawn(async move {
-                tokio::time::sleep(timeout).await;
-                if !shared2.any_connected.load(Ordering::Relaxed) {
-                    conn2.close();
-                }
-            });
+            self.deadlines.add(server.connect_timeout(), &shared, conn.clone());
         }
         Box::new(SioConn {
             server: self.server.clone(),
@@ -70,6 +64,13 @@ pub(crate) struct ConnShared {
     /// Namespace path → socket (connecting or connected).
     sockets: Mutex<HashMap<String, Socket>>,
     any_connected: AtomicBool,
+}
+
+impl ConnShared {
+    /// Whether a socket of this connection has connected to a namespace.
+    pub(crate) fn any_connected(&self) -> bool {
+        self.any_connected.load(Ordering::Relaxed)
+    }
 }
 
 impl SocketSlots for ConnShared {

@@ -1,6 +1,7 @@
 //! Socket.IO v5 on top of the Engine.IO server.
 
 pub mod client;
+mod deadlines;
 pub mod handler;
 pub mod io;
 pub mod namespace;
