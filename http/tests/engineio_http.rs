@@ -24,8 +24,12 @@ fn config(max_payload: usize) -> EngineConfig {
 
 /// Starts an echo Engine.IO server at /engine.io/ and a Socket.IO server at /socket.io/.
 fn start(max_payload: usize) -> String {
-    let echo = EngineServer::new(config(max_payload), Arc::new(EchoHandler));
-    let io = SocketIo::new(config(max_payload), Duration::from_millis(1000));
+    start_with(config(max_payload))
+}
+
+fn start_with(config: EngineConfig) -> String {
+    let echo = EngineServer::new(config.clone(), Arc::new(EchoHandler));
+    let io = SocketIo::new(config, Duration::from_millis(1000));
     io.ns("/", |_socket, _auth| async move { Ok(()) });
     let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -151,6 +155,35 @@ async fn heartbeat_timing() {
     assert_eq!(get(&url).await, (200, "2".to_owned()));
     actix_web::rt::time::sleep(Duration::from_millis(PING_TIMEOUT + 100)).await;
     assert_eq!(get(&url).await.0, 400);
+}
+
+/// Every session's heartbeat runs from one queue per server: a ping due sooner than the
+/// deadline the queue is waiting for (here, another session's pong deadline) still goes out on
+/// time, and a session that answers is never closed by a stale deadline.
+#[actix_web::test]
+async fn a_ping_due_before_another_sessions_pong_deadline_is_on_time() {
+    let base = start_with(EngineConfig {
+        ping_interval: Duration::from_millis(150),
+        ping_timeout: Duration::from_millis(900),
+        ..EngineConfig::default()
+    });
+    let (quiet, _) = open(&base).await;
+    let quiet = format!("{base}/engine.io/?EIO=4&transport=polling&sid={quiet}");
+    // Pinged at 150 ms and never answers: the queue now waits for its deadline at 1,050 ms.
+    assert_eq!(get(&quiet).await, (200, "2".to_owned()));
+    let (sid, _) = open(&base).await;
+    let url = format!("{base}/engine.io/?EIO=4&transport=polling&sid={sid}");
+    for _ in 0..3 {
+        let started = Instant::now();
+        assert_eq!(get(&url).await, (200, "2".to_owned()));
+        let waited = started.elapsed().as_millis() as u64;
+        assert!((100..400).contains(&waited), "ping after {waited} ms");
+        assert_eq!(post(&url, "3").await.0, 200);
+    }
+    // The quiet one is closed at its deadline; the one that answered lives on.
+    actix_web::rt::time::sleep(Duration::from_millis(900)).await;
+    assert_eq!(get(&quiet).await.0, 400);
+    assert_eq!(get(&url).await, (200, "2".to_owned()));
 }
 
 #[actix_web::test]

@@ -133,13 +133,19 @@ impl Handler<Take> for BotActor {
                     act.tell_all(&ServerEvent::SessionTaken { session_id: msg.session_id.clone(), agent_id: taken_by, agent_name: taken_name });
                     act.tell_user(&msg.agent_id, &ServerEvent::SessionAssigned { session_id: msg.session_id.clone(), session: view.clone() });
                     let note = format!("{} joined the conversation", msg.agent_name);
-                    let assigned = AgentAssigned { agent_id: msg.agent_id.clone(), agent_name: msg.agent_name.clone(), note };
+                    let (applied, done) = tokio::sync::oneshot::channel();
+                    let assigned = AgentAssigned { agent_id: msg.agent_id.clone(), agent_name: msg.agent_name.clone(), note, applied: Some(applied) };
                     act.peers.assign_agent(msg.session_id.clone(), assigned);
+                    // Answered once the session knows (or is gone: the take stands either way).
+                    actix::spawn(async move {
+                        let _ = done.await;
+                        let _ = msg.reply.send(Ok(TakeOutcome { won, session: view }));
+                    });
                 } else {
                     // The loser's queue drops the entry too: someone else has it.
                     act.tell_user(&msg.agent_id, &ServerEvent::SessionTaken { session_id: msg.session_id.clone(), agent_id: taken_by, agent_name: taken_name });
+                    let _ = msg.reply.send(Ok(TakeOutcome { won, session: view }));
                 }
-                let _ = msg.reply.send(Ok(TakeOutcome { won, session: view }));
             }
         }));
     }

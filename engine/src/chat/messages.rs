@@ -62,6 +62,9 @@ pub struct AgentAssigned {
     pub agent_id: String,
     pub agent_name: String,
     pub note: String,
+    /// Told once the session is with the agent, so the take is answered only then: a visitor
+    /// message after the answer must reach the agent, never the bot.
+    pub applied: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 /// A message from an agent (or a system note), saved then shown to the session.

@@ -573,7 +573,8 @@ impl Engine {
         } else {
             format!("{name} transferred the conversation to {target_name}: {}", reason.trim())
         };
-        addr.do_send(super::messages::AgentAssigned { agent_id: target_agent_id.to_string(), agent_name: target_name, note });
+        // Answered once the session is with the new agent (a gone session changes nothing).
+        let _ = addr.send(super::messages::AgentAssigned { agent_id: target_agent_id.to_string(), agent_name: target_name, note, applied: None }).await;
         Ok(view)
     }
 

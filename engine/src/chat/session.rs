@@ -427,8 +427,11 @@ impl Handler<RequestSupport> for SessionActor {
 impl Handler<AgentAssigned> for SessionActor {
     type Result = ();
 
-    fn handle(&mut self, msg: AgentAssigned, ctx: &mut Self::Context) {
+    fn handle(&mut self, mut msg: AgentAssigned, ctx: &mut Self::Context) {
         self.mode = Mode::WithAgent { agent_id: msg.agent_id.clone(), agent_name: msg.agent_name.clone() };
+        if let Some(applied) = msg.applied.take() {
+            let _ = applied.send(());
+        }
         self.last_activity = Instant::now();
         let note = NewMessage::simple(Role::System, msg.note.clone());
         self.save(ctx, note, move |act, _, saved| {

@@ -1,4 +1,4 @@
-//! Real time: Engine.IO v4 + Socket.IO v5 on actix-web, an actor per Engine.IO session.
+//! Real time: Engine.IO v4 + Socket.IO v5 on actix-web, with no actor or task per Engine.IO session.
 //!
 //! ```no_run
 //! use parley_http::realtime::{self, SocketIo, ConnectError};

@@ -3,20 +3,20 @@
 //! transport it starts on.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
-use actix::Addr;
 use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
 
 use actix_web::{http::StatusCode, HttpRequest, HttpResponse};
 
-use super::outbox::Outbox;
+use super::heartbeat::Heartbeat;
 use super::packet::Packet;
-use super::session::{CloseHook, EioSession, WsTx};
+use super::session::{CloseHook, Session, SessionEnv, WsTx};
 use super::{EngineConfig, EngineConn, EngineHandler};
 use crate::limits::IpBuckets;
+use crate::realtime::lock;
 
-pub(crate) type Registry = Arc<Mutex<HashMap<String, Addr<EioSession>>>>;
+/// The live sessions by id (the key is the session's own copy of its id).
+pub(crate) type Registry = Arc<Mutex<HashMap<Arc<str>, Arc<Session>>>>;
 
 /// An Engine.IO server: settings, live sessions and the upper-layer handler.
 #[derive(Clone)]
@@ -25,6 +25,8 @@ pub struct EngineServer {
     pub(crate) registry: Registry,
     pub(crate) handler: Arc<dyn EngineHandler>,
     handshakes: Arc<IpBuckets>,
+    /// What its sessions share.
+    env: Arc<SessionEnv>,
 }
 
 /// Why a new session was refused (answered with 503 and this text).
@@ -37,12 +39,16 @@ pub(crate) fn bad_request(msg: &'static str) -> HttpResponse {
 impl EngineServer {
     pub fn new(cfg: EngineConfig, handler: Arc<dyn EngineHandler>) -> Self {
         let handshakes = Arc::new(IpBuckets::new(cfg.handshakes_per_ip_per_sec, cfg.handshake_burst));
-        EngineServer {
-            cfg: Arc::new(cfg),
-            registry: Arc::new(Mutex::new(HashMap::new())),
-            handler,
-            handshakes,
-        }
+        let cfg = Arc::new(cfg);
+        let registry: Registry = Arc::default();
+        let forget = registry.clone();
+        // A session forgets itself through this when it stops: it never names the server.
+        let on_close: CloseHook = Arc::new(move |sid: &str| {
+            lock(&forget).remove(sid);
+        });
+        let heartbeat = Arc::new(Heartbeat::new(cfg.ping_interval, cfg.ping_timeout));
+        let env = Arc::new(SessionEnv { cfg: cfg.clone(), on_close, heartbeat });
+        EngineServer { cfg, registry, handler, handshakes, env }
     }
 
     pub fn config(&self) -> &EngineConfig {
@@ -51,18 +57,12 @@ impl EngineServer {
 
     /// Number of live sessions.
     pub fn session_count(&self) -> usize {
-        self.registry.lock().map(|m| m.len()).unwrap_or(0)
+        lock(&self.registry).len()
     }
 
-    pub(crate) fn lookup(&self, sid: &str) -> Option<Addr<EioSession>> {
-        let map = self.registry.lock().ok()?;
-        map.get(sid).filter(|a| a.connected()).cloned()
-    }
-
-    pub(crate) fn insert(&self, sid: &str, addr: Addr<EioSession>) {
-        if let Ok(mut map) = self.registry.lock() {
-            map.insert(sid.to_owned(), addr);
-        }
+    pub(crate) fn lookup(&self, sid: &str) -> Option<Arc<Session>> {
+        let session = lock(&self.registry).get(sid).cloned()?;
+        (!session.is_stopped()).then_some(session)
     }
 
     pub(crate) fn handshake_json(&self, sid: &str, upgrades: bool) -> String {
@@ -76,30 +76,20 @@ impl EngineServer {
         .to_string()
     }
 
-    /// Starts a session: its actor, its outbox and the upper layer's handler. `ws` is the
-    /// WebSocket it starts on (id, writer queue), or `None` for long-polling.
-    pub(crate) fn open_session(&self, ws: Option<(u64, WsTx)>) -> (String, Addr<EioSession>, Packet) {
-        use actix::{Actor as _, AsyncContext as _};
+    /// Starts a session, its outbox and the upper layer's handler. `ws` is the WebSocket it
+    /// starts on (id, writer queue), or `None` for long-polling; it gets the open packet first.
+    pub(crate) fn open_session(&self, ws: Option<(u64, WsTx)>) -> (Arc<Session>, Packet) {
         let sid = new_sid();
         let open = Packet::Open(self.handshake_json(&sid, ws.is_none()));
-        let sid_arc: Arc<str> = Arc::from(sid.as_str());
-        let (cfg, handler) = (self.cfg.clone(), self.handler.clone());
-        let registry = self.registry.clone();
-        // The session forgets itself through this when it stops: it never names the server.
-        let on_close: CloseHook = Arc::new(move |sid: &str| {
-            if let Ok(mut map) = registry.lock() {
-                map.remove(sid);
-            }
+        let sid: Arc<str> = Arc::from(sid);
+        let first = ws.is_some().then(|| open.clone());
+        let handler = &self.handler;
+        let session = Session::new(sid.clone(), self.env.clone(), ws, |me| {
+            handler.on_open(EngineConn { sid: sid.clone(), session: me.clone() })
         });
-        let outbox = Arc::new(Outbox::new(cfg.max_buffered_packets));
-        let ws = ws.map(|(id, tx)| (id, tx, open.clone()));
-        let addr = EioSession::create(move |ctx| {
-            let conn = EngineConn { sid: sid_arc.clone(), addr: ctx.address(), outbox: outbox.clone() };
-            let h = handler.on_open(conn);
-            EioSession::new(sid_arc, cfg, on_close.clone(), h, outbox, ws)
-        });
-        self.insert(&sid, addr.clone());
-        (sid, addr, open)
+        lock(&self.registry).insert(sid, session.clone());
+        session.start(first);
+        (session, open)
     }
 
     /// Whether a new session may start: under the connection cap, and within the caller's

@@ -1,11 +1,12 @@
 //! Engine.IO v4 server: long-polling and WebSocket transports, the upgrade, heartbeats.
 //!
-//! One actix actor ([`session::EioSession`]) per Engine.IO session; it outlives a transport across
-//! the polling → websocket upgrade. Upper layers plug in through [`EngineHandler`] /
-//! [`ConnHandler`] and talk back through the cheap, cloneable [`EngineConn`].
+//! One [`session::Session`] per Engine.IO session, shared state rather than an actor; it outlives
+//! a transport across the polling → websocket upgrade, and one [`heartbeat`] queue per server
+//! pings them all. Upper layers plug in through [`EngineHandler`] / [`ConnHandler`] and talk
+//! back through the cheap, cloneable [`EngineConn`].
 
 pub mod engine;
-mod inflow;
+pub(crate) mod heartbeat;
 mod outbox;
 pub mod packet;
 pub mod service;
@@ -13,9 +14,9 @@ pub mod session;
 pub mod transport;
 pub mod wsqueue;
 
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use actix::Addr;
 use bytes::Bytes;
 
 pub use engine::EngineServer;
@@ -108,19 +109,21 @@ pub trait EngineHandler: Send + Sync + 'static {
     fn on_open(&self, conn: EngineConn) -> Box<dyn ConnHandler>;
 }
 
-/// Per-connection callbacks, run inside the session actor: they must be quick and never block
-/// (spawn futures for real work).
-pub trait ConnHandler: 'static {
+/// Per-connection callbacks, run by whoever brings the session its input (the WebSocket's task,
+/// a polling request) with the session's handler lock held: they must be quick and never block
+/// (spawn futures for real work). They may send and close through their [`EngineConn`]; a close
+/// they cause is reported to `on_close` once the current call has returned.
+pub trait ConnHandler: Send + 'static {
     fn on_message(&mut self, msg: Message);
     fn on_close(&mut self, reason: CloseReason);
 }
 
-/// Cheap, cloneable handle to one Engine.IO session.
+/// Cheap, cloneable handle to one Engine.IO session. It does not keep the session alive: once
+/// the session is gone, sends are dropped.
 #[derive(Clone)]
 pub struct EngineConn {
-    pub(crate) sid: std::sync::Arc<str>,
-    pub(crate) addr: Addr<session::EioSession>,
-    pub(crate) outbox: std::sync::Arc<outbox::Outbox>,
+    pub(crate) sid: Arc<str>,
+    pub(crate) session: Weak<session::Session>,
 }
 
 impl std::fmt::Debug for EngineConn {
@@ -141,27 +144,27 @@ impl EngineConn {
 
     /// Queues messages that must go out together and in order.
     pub fn send_many(&self, msgs: Vec<Message>) {
-        match self.outbox.push(msgs) {
-            outbox::Pushed::Wake => self.addr.do_send(session::Flush),
-            outbox::Pushed::Overflow => self.addr.do_send(session::Fail(CloseReason::SlowClient)),
-            outbox::Pushed::Queued | outbox::Pushed::Closed | outbox::Pushed::Sent => {}
+        if let Some(session) = self.session.upgrade() {
+            session.send_many(msgs);
         }
     }
 
     /// Whether `frames` more messages fit in the outbound queue with headroom to spare
     /// (see `Outbox::has_room`).
     pub fn has_room(&self, frames: usize) -> bool {
-        self.outbox.has_room(frames)
+        self.session.upgrade().is_none_or(|session| session.has_room(frames))
     }
 
     /// Closes the session (a close packet is sent when the transport allows).
     pub fn close(&self) {
-        self.addr.do_send(session::ServerClose);
+        if let Some(session) = self.session.upgrade() {
+            session.close(CloseReason::ServerClose);
+        }
     }
 
-    /// Whether the session actor is still running.
+    /// Whether the session is still live.
     pub fn is_open(&self) -> bool {
-        self.addr.connected()
+        self.session.upgrade().is_some_and(|session| !session.is_stopped())
     }
 }
 

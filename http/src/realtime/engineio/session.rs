@@ -1,16 +1,29 @@
-//! The Engine.IO session actor: one per session, owning the transport(s), the outbound queue and
-//! the heartbeat.
+//! An Engine.IO session: the transport(s) it runs on, its outbound queue, its heartbeat and the
+//! upper layer's handler. It outlives a transport across the polling → WebSocket upgrade.
+//!
+//! Why no actor and no task of its own: an idle session has nothing to do between its pings,
+//! and an actor (its context, mailbox and a timer future per ping) cost about a kilobyte per
+//! connection for that. The session is shared state instead, changed under its lock by whoever
+//! has something for it: its WebSocket's task hands it the packets it reads, a polling request
+//! its GET or POST, the upper layer what it sends, and the server's [`Heartbeat`] its pings.
+//!
+//! Two locks, never held the other way round: `handler` (the upper layer, called with what
+//! arrives) may be held while `state` is taken, because the handler sends and closes from
+//! within its callbacks. A close found while the handler is busy is told to it as soon as the
+//! busy call returns (`close_pending`), never from inside it.
 
 use std::collections::VecDeque;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, TryLockError, Weak};
+use std::time::Duration;
 
-use actix::prelude::*;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
-use super::inflow::Credit;
-use super::outbox::Outbox;
+use super::heartbeat::Heartbeat;
+use super::outbox::{Outbox, Pushed};
 use super::packet::{encode_payload, Packet};
 use super::{CloseReason, ConnHandler, EngineConfig, Message as EioMessage};
+use crate::realtime::lock;
 
 /// A frame for a WebSocket writer task.
 #[derive(Debug)]
@@ -45,6 +58,14 @@ pub enum Refused {
     Closed,
 }
 
+/// What every session of one server shares: its settings, how a stopped session is forgotten,
+/// and the heartbeat that pings them all.
+pub(crate) struct SessionEnv {
+    pub cfg: Arc<EngineConfig>,
+    pub on_close: CloseHook,
+    pub heartbeat: Arc<Heartbeat>,
+}
+
 enum Transport {
     Polling,
     Ws { id: u64, tx: WsTx },
@@ -56,464 +77,546 @@ struct Upgrading {
     probed: bool,
 }
 
-pub struct EioSession {
-    sid: Arc<str>,
-    cfg: Arc<EngineConfig>,
-    on_close: CloseHook,
-    handler: Option<Box<dyn ConnHandler>>,
-    outbox: Arc<Outbox>,
+struct State {
     transport: Transport,
     upgrading: Option<Upgrading>,
+    /// Packets waiting for the next GET (polling only).
     queue: VecDeque<Packet>,
     pending_poll: Option<oneshot::Sender<Result<String, Refused>>>,
-    ping_timer: Option<SpawnHandle>,
-    pong_deadline: Option<SpawnHandle>,
+    /// Counts the heartbeat's steps: a ping or pong deadline queued for an earlier step is
+    /// stale (see [`Heartbeat`]).
+    beat: u32,
+    awaiting_pong: bool,
+    /// The session is closing or closed: it takes nothing more.
     closed: bool,
+    /// The close the handler has yet to hear about.
+    closing: Option<CloseReason>,
+    /// Forgotten by the server: no request finds it any more.
+    stopped: bool,
     /// The server asked to close while the client was switching to a probed WebSocket; the
     /// close happens as soon as the switch ends (or fails), see `close`.
     close_after_upgrade: bool,
-    /// Sent as the first frame over a WebSocket-only session.
-    open_packet: Option<Packet>,
 }
 
-impl EioSession {
+pub struct Session {
+    sid: Arc<str>,
+    env: Arc<SessionEnv>,
+    outbox: Outbox,
+    handler: Mutex<Option<Box<dyn ConnHandler>>>,
+    /// `state.closing` holds a close for the handler (read without the lock after each call).
+    close_pending: AtomicBool,
+    state: Mutex<State>,
+}
+
+/// What a change of state leaves to do once the state's lock is let go.
+#[must_use]
+enum After {
+    Nothing,
+    /// Tell the handler about the close, and forget the session if `stop`.
+    Closed { stop: bool },
+    /// Close the session for this reason.
+    Close(CloseReason),
+}
+
+impl Session {
+    /// A session whose handler `make_handler` builds from the session's handle (a `Weak`: the
+    /// handler's copies of it must not keep the session alive). `ws` is the WebSocket it starts
+    /// on, or `None` for long-polling. Call [`Session::start`] once it is registered.
     pub(crate) fn new(
         sid: Arc<str>,
-        cfg: Arc<EngineConfig>,
-        on_close: CloseHook,
-        handler: Box<dyn ConnHandler>,
-        outbox: Arc<Outbox>,
-        ws: Option<(u64, WsTx, Packet)>,
-    ) -> Self {
-        let (transport, open_packet) = match ws {
-            Some((id, tx, open)) => (Transport::Ws { id, tx }, Some(open)),
-            None => (Transport::Polling, None),
+        env: Arc<SessionEnv>,
+        ws: Option<(u64, WsTx)>,
+        make_handler: impl FnOnce(&Weak<Session>) -> Box<dyn ConnHandler>,
+    ) -> Arc<Session> {
+        let transport = match ws {
+            Some((id, tx)) => Transport::Ws { id, tx },
+            None => Transport::Polling,
         };
-        EioSession {
+        let capacity = env.cfg.max_buffered_packets;
+        Arc::new_cyclic(|me| Session {
             sid,
-            cfg,
-            on_close,
-            handler: Some(handler),
-            outbox,
-            transport,
-            upgrading: None,
-            queue: VecDeque::new(),
-            pending_poll: None,
-            ping_timer: None,
-            pong_deadline: None,
-            closed: false,
-            close_after_upgrade: false,
-            open_packet,
-        }
+            env,
+            outbox: Outbox::new(capacity),
+            handler: Mutex::new(Some(make_handler(me))),
+            close_pending: AtomicBool::new(false),
+            state: Mutex::new(State {
+                transport,
+                upgrading: None,
+                queue: VecDeque::new(),
+                pending_poll: None,
+                beat: 0,
+                awaiting_pong: false,
+                closed: false,
+                closing: None,
+                stopped: false,
+                close_after_upgrade: false,
+            }),
+        })
     }
 
-    fn schedule_ping(&mut self, ctx: &mut Context<Self>) {
-        if let Some(h) = self.ping_timer.take() {
-            ctx.cancel_future(h);
-        }
-        let interval = self.cfg.ping_interval;
-        self.ping_timer = Some(ctx.run_later(interval, |act, ctx| {
-            act.ping_timer = None;
-            act.push(Packet::Ping, ctx);
-            let timeout = act.cfg.ping_timeout;
-            act.pong_deadline = Some(ctx.run_later(timeout, |act, ctx| {
-                act.pong_deadline = None;
-                act.close(CloseReason::PingTimeout, ctx);
-            }));
-        }));
+    pub fn sid(&self) -> &str {
+        &self.sid
+    }
+
+    /// Sends `open` first on a WebSocket-only session, lets the upper layer's messages go
+    /// straight to the socket, and starts the heartbeat.
+    pub(crate) fn start(self: &Arc<Self>, open: Option<Packet>) {
+        let after = {
+            let mut st = lock(&self.state);
+            let mut after = After::Nothing;
+            if let Some(open) = open {
+                after = self.push(&mut st, open);
+            }
+            if matches!(after, After::Nothing) {
+                after = self.go_direct(&st);
+            }
+            self.env.heartbeat.ping_later(self, st.beat);
+            after
+        };
+        self.finish(after);
+    }
+
+    /// Whether the server has forgotten this session.
+    pub(crate) fn is_stopped(&self) -> bool {
+        lock(&self.state).stopped
     }
 
     /// Queues or writes one outbound packet, in order.
-    fn push(&mut self, packet: Packet, ctx: &mut Context<Self>) {
-        if self.closed {
-            return;
+    fn push(&self, st: &mut State, packet: Packet) -> After {
+        if st.closed {
+            return After::Nothing;
         }
-        match &self.transport {
+        match &st.transport {
             Transport::Ws { tx, .. } => {
                 let frame = match packet {
                     Packet::Message(text) => WsFrame::Message(text),
                     Packet::Binary(b) => WsFrame::Binary(b),
                     other => match other.encode_text() {
                         Some(text) => WsFrame::Text(text),
-                        None => return,
+                        None => return After::Nothing,
                     },
                 };
                 match tx.try_send(frame) {
-                    Ok(()) => {}
-                    Err(mpsc::error::TrySendError::Full(_)) => {
-                        self.close(CloseReason::SlowClient, ctx)
-                    }
-                    Err(mpsc::error::TrySendError::Closed(_)) => {
-                        self.close(CloseReason::TransportClose, ctx)
-                    }
+                    Ok(()) => After::Nothing,
+                    Err(super::wsqueue::TrySendError::Full(_)) => After::Close(CloseReason::SlowClient),
+                    Err(super::wsqueue::TrySendError::Closed(_)) => After::Close(CloseReason::TransportClose),
                 }
             }
             Transport::Polling => {
-                self.queue.push_back(packet);
-                if self.queue.len() > self.cfg.max_buffered_packets {
-                    self.queue.clear();
-                    self.close(CloseReason::SlowClient, ctx);
-                    return;
+                st.queue.push_back(packet);
+                if st.queue.len() > self.env.cfg.max_buffered_packets {
+                    st.queue.clear();
+                    return After::Close(CloseReason::SlowClient);
                 }
-                self.flush_poll();
+                flush_poll(st);
+                After::Nothing
             }
         }
     }
 
     /// On a WebSocket, lets the upper layer's messages go straight to the socket's queue from
-    /// now on (after what it queued so far), instead of waking this actor for each batch.
-    fn go_direct(&mut self, ctx: &mut Context<Self>) {
-        let Transport::Ws { tx, .. } = &self.transport else {
-            return;
+    /// now on (after what it queued so far), instead of through the session.
+    fn go_direct(&self, st: &State) -> After {
+        let Transport::Ws { tx, .. } = &st.transport else {
+            return After::Nothing;
         };
         if self.outbox.go_direct(tx.clone()).is_err() {
-            self.close(CloseReason::SlowClient, ctx);
+            return After::Close(CloseReason::SlowClient);
         }
+        After::Nothing
     }
 
-    /// Answers a pending GET with everything queued.
-    fn flush_poll(&mut self) {
-        if self.queue.is_empty() {
-            return;
-        }
-        if let Some(tx) = self.pending_poll.take() {
-            let packets: Vec<Packet> = self.queue.drain(..).collect();
-            if tx.send(Ok(encode_payload(&packets))).is_err() {
-                // The HTTP request went away: keep the packets for the next GET.
-                for p in packets.into_iter().rev() {
-                    self.queue.push_front(p);
+    /// Runs what a change of state left to do, outside the state's lock.
+    fn finish(self: &Arc<Self>, after: After) {
+        match after {
+            After::Nothing => {}
+            After::Close(reason) => self.close(reason),
+            After::Closed { stop } => {
+                self.tell_closed();
+                if stop {
+                    self.stop();
                 }
             }
         }
     }
 
-    fn answer_poll_with(&mut self, packet: Packet) {
-        if let Some(tx) = self.pending_poll.take() {
-            let mut packets: Vec<Packet> = self.queue.drain(..).collect();
-            if packets.is_empty() {
-                packets.push(packet);
-            }
-            let _ = tx.send(Ok(encode_payload(&packets)));
+    /// Hands one message to the handler, then tells it of a close its call caused.
+    fn deliver(&self, msg: EioMessage) {
+        if let Some(handler) = lock(&self.handler).as_mut() {
+            handler.on_message(msg);
+        }
+        if self.close_pending.load(Ordering::Acquire) {
+            self.tell_closed();
         }
     }
 
-    fn on_packet(&mut self, packet: Packet, ctx: &mut Context<Self>) {
-        if self.closed {
-            return;
+    /// Tells the handler about the close, once, unless it is busy: then the busy call tells it
+    /// when it returns (`deliver`), since the close was marked pending before this looked.
+    fn tell_closed(&self) {
+        let mut guard = match self.handler.try_lock() {
+            Ok(guard) => guard,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => return,
+        };
+        let reason = {
+            let mut st = lock(&self.state);
+            self.close_pending.store(false, Ordering::Release);
+            st.closing.take()
+        };
+        if let (Some(reason), Some(mut handler)) = (reason, guard.take()) {
+            handler.on_close(reason);
         }
+    }
+
+    fn on_packet(self: &Arc<Self>, packet: Packet) {
         match packet {
-            Packet::Message(text) => {
-                if let Some(h) = self.handler.as_mut() {
-                    h.on_message(EioMessage::Text(text));
-                }
-            }
-            Packet::Binary(data) => {
-                if let Some(h) = self.handler.as_mut() {
-                    h.on_message(EioMessage::Binary(data));
-                }
-            }
+            Packet::Message(text) => self.deliver(EioMessage::Text(text)),
+            Packet::Binary(data) => self.deliver(EioMessage::Binary(data)),
             Packet::Pong => {
-                if let Some(h) = self.pong_deadline.take() {
-                    ctx.cancel_future(h);
-                    self.schedule_ping(ctx);
+                let mut st = lock(&self.state);
+                if st.awaiting_pong && !st.closed {
+                    st.awaiting_pong = false;
+                    st.beat = st.beat.wrapping_add(1);
+                    self.env.heartbeat.ping_later(self, st.beat);
                 }
             }
-            Packet::Close => self.close(CloseReason::TransportClose, ctx),
-            Packet::Open(_) => self.close(CloseReason::ParseError, ctx),
-            Packet::Ping
-            | Packet::PingProbe
-            | Packet::PongProbe
-            | Packet::Upgrade
-            | Packet::Noop => {}
+            Packet::Close => self.close(CloseReason::TransportClose),
+            Packet::Open(_) => self.close(CloseReason::ParseError),
+            Packet::Ping | Packet::PingProbe | Packet::PongProbe | Packet::Upgrade | Packet::Noop => {}
         }
     }
 
-    /// Closes the session once: tells the upper layer, says goodbye on the transport, stops.
-    pub(crate) fn close(&mut self, reason: CloseReason, ctx: &mut Context<Self>) {
-        if self.closed {
-            return;
+    /// Closes the session once: says goodbye on the transport, tells the upper layer, and
+    /// has the server forget the session (at once, or once the client has collected the close).
+    pub(crate) fn close(self: &Arc<Self>, reason: CloseReason) {
+        let after = {
+            let mut st = lock(&self.state);
+            self.begin_close(&mut st, reason)
+        };
+        self.finish(after);
+    }
+
+    fn begin_close(self: &Arc<Self>, st: &mut State, reason: CloseReason) -> After {
+        if st.closed {
+            return After::Nothing;
         }
+        let grace = self.env.cfg.ping_timeout.min(Duration::from_secs(5));
         if reason == CloseReason::ServerClose
-            && !self.close_after_upgrade
-            && self.upgrading.as_ref().is_some_and(|u| u.probed)
+            && !st.close_after_upgrade
+            && st.upgrading.as_ref().is_some_and(|u| u.probed)
         {
             // The client got `3probe` and is pausing its polling to switch: it sends no more
             // GETs, and closing the new socket now would leave it stranded on a paused
             // transport until its ping timeout. Close on the new socket once it has switched;
             // if it never does, close anyway after the grace.
-            self.close_after_upgrade = true;
-            let grace = self.cfg.ping_timeout.min(std::time::Duration::from_secs(5));
-            ctx.run_later(grace, |act, ctx| act.close(CloseReason::ServerClose, ctx));
-            return;
+            st.close_after_upgrade = true;
+            self.later(grace, |session| session.close(CloseReason::ServerClose));
+            return After::Nothing;
         }
-        if let Some(mut h) = self.handler.take() {
-            h.on_close(reason);
-        }
-        self.closed = true;
+        st.closed = true;
+        st.closing = Some(reason);
+        self.close_pending.store(true, Ordering::Release);
         self.outbox.close();
-        if let Some(up) = self.upgrading.take() {
+        if let Some(up) = st.upgrading.take() {
             let _ = up.tx.try_send(WsFrame::Close);
         }
-        match &self.transport {
+        let stop = match &st.transport {
             Transport::Ws { tx, .. } => {
                 let _ = tx.try_send(WsFrame::Close);
-                ctx.stop();
+                true
+            }
+            Transport::Polling if reason == CloseReason::TransportClose => {
+                answer_poll_with(st, Packet::Noop);
+                true
             }
             Transport::Polling => {
-                if reason == CloseReason::TransportClose {
-                    self.answer_poll_with(Packet::Noop);
-                    ctx.stop();
+                st.queue.push_back(Packet::Close);
+                if st.pending_poll.is_some() {
+                    flush_poll(st);
+                    true
+                } else if reason == CloseReason::ServerClose {
+                    // Let the next GET collect the close packet, then go.
+                    self.later(grace, |session| session.stop());
+                    false
                 } else {
-                    self.queue.push_back(Packet::Close);
-                    if self.pending_poll.is_some() {
-                        self.flush_poll();
-                        ctx.stop();
-                    } else if reason == CloseReason::ServerClose {
-                        // Let the next GET collect the close packet, then go.
-                        let grace = self.cfg.ping_timeout.min(std::time::Duration::from_secs(5));
-                        ctx.run_later(grace, |_, ctx| ctx.stop());
-                    } else {
-                        ctx.stop();
-                    }
+                    true
+                }
+            }
+        };
+        After::Closed { stop }
+    }
+
+    /// Runs `f` on this session after `delay`, if it still exists then. For the rare timed
+    /// steps of a close; the heartbeat has its own queue.
+    fn later(self: &Arc<Self>, delay: Duration, f: impl FnOnce(&Arc<Session>) + 'static) {
+        let me = Arc::downgrade(self);
+        actix_web::rt::spawn(async move {
+            tokio::time::sleep(delay).await;
+            if let Some(session) = me.upgrade() {
+                f(&session);
+            }
+        });
+    }
+
+    /// The server forgets the session: no request finds it any more.
+    fn stop(&self) {
+        {
+            let mut st = lock(&self.state);
+            if st.stopped {
+                return;
+            }
+            st.stopped = true;
+            st.closed = true;
+            // A GET still waiting is answered 400, as for a session that is gone.
+            st.pending_poll = None;
+            if let Transport::Ws { tx, .. } = &st.transport {
+                let _ = tx.try_send(WsFrame::Close);
+            }
+            if st.closing.is_none() && !self.close_pending.load(Ordering::Acquire) {
+                // Stopped without a close (it cannot happen today): the handler still hears.
+                st.closing = Some(CloseReason::TransportError);
+                self.close_pending.store(true, Ordering::Release);
+            }
+        }
+        self.tell_closed();
+        (self.env.on_close)(&self.sid);
+    }
+
+    /// The heartbeat's ping for step `beat` is due.
+    pub(crate) fn ping_due(self: &Arc<Self>, beat: u32) {
+        let after = {
+            let mut st = lock(&self.state);
+            if st.closed || st.awaiting_pong || st.beat != beat {
+                return;
+            }
+            st.awaiting_pong = true;
+            st.beat = st.beat.wrapping_add(1);
+            self.env.heartbeat.pong_by(self, st.beat);
+            self.push(&mut st, Packet::Ping)
+        };
+        self.finish(after);
+    }
+
+    /// The heartbeat's pong deadline for step `beat` has passed.
+    pub(crate) fn pong_overdue(self: &Arc<Self>, beat: u32) {
+        let late = {
+            let st = lock(&self.state);
+            st.awaiting_pong && st.beat == beat && !st.closed
+        };
+        if late {
+            self.close(CloseReason::PingTimeout);
+        }
+    }
+
+    /// The upper layer queued messages in the outbox: write them.
+    pub(crate) fn flush(self: &Arc<Self>) {
+        let mut after = After::Nothing;
+        {
+            let mut st = lock(&self.state);
+            for m in self.outbox.take() {
+                let p = match m {
+                    EioMessage::Text(t) => Packet::Message(t),
+                    EioMessage::Binary(b) => Packet::Binary(b),
+                };
+                after = self.push(&mut st, p);
+                if !matches!(after, After::Nothing) {
+                    break;
                 }
             }
         }
-    }
-}
-
-impl Actor for EioSession {
-    type Context = Context<Self>;
-
-    fn started(&mut self, ctx: &mut Self::Context) {
-        if let Some(open) = self.open_packet.take() {
-            self.push(open, ctx);
-        }
-        self.go_direct(ctx);
-        self.schedule_ping(ctx);
+        self.finish(after);
     }
 
-    fn stopped(&mut self, _ctx: &mut Self::Context) {
-        if let Some(mut h) = self.handler.take() {
-            h.on_close(CloseReason::TransportError);
-        }
-        (self.on_close)(&self.sid);
-        if let Transport::Ws { tx, .. } = &self.transport {
-            let _ = tx.try_send(WsFrame::Close);
+    /// Queues messages from the upper layer (see [`super::EngineConn::send_many`]).
+    pub(crate) fn send_many(self: &Arc<Self>, msgs: Vec<EioMessage>) {
+        match self.outbox.push(msgs) {
+            Pushed::Wake => self.flush(),
+            Pushed::Overflow => self.close(CloseReason::SlowClient),
+            Pushed::Queued | Pushed::Closed | Pushed::Sent => {}
         }
     }
-}
 
-/// A long-polling GET.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct Poll(pub oneshot::Sender<Result<String, Refused>>);
+    /// Whether `frames` more messages fit in the outbound queue with headroom to spare.
+    pub(crate) fn has_room(&self, frames: usize) -> bool {
+        self.outbox.has_room(frames)
+    }
 
-impl Handler<Poll> for EioSession {
-    type Result = ();
-    fn handle(&mut self, Poll(tx): Poll, ctx: &mut Context<Self>) {
-        if self.closed {
-            // Closed by the server: deliver what is left (the close packet), then refuse.
-            if !self.queue.is_empty() {
-                let packets: Vec<Packet> = self.queue.drain(..).collect();
+    /// A long-polling GET: answered now with what is queued, or when something is.
+    pub(crate) fn poll(self: &Arc<Self>, tx: oneshot::Sender<Result<String, Refused>>) {
+        let after = {
+            let mut st = lock(&self.state);
+            if st.closed {
+                // Closed by the server: deliver what is left (the close packet), then refuse.
+                if st.queue.is_empty() {
+                    let _ = tx.send(Err(Refused::Closed));
+                    return;
+                }
+                let packets: Vec<Packet> = st.queue.drain(..).collect();
                 let _ = tx.send(Ok(encode_payload(&packets)));
-                ctx.stop();
-            } else {
-                let _ = tx.send(Err(Refused::Closed));
+                drop(st);
+                self.stop();
+                return;
             }
-            return;
-        }
-        if matches!(self.transport, Transport::Ws { .. }) {
-            let _ = tx.send(Err(Refused::Upgraded));
-            return;
-        }
-        if self.pending_poll.as_ref().is_some_and(|p| !p.is_closed()) {
-            let _ = tx.send(Err(Refused::DuplicatePoll));
-            self.close(CloseReason::TransportError, ctx);
-            return;
-        }
-        self.pending_poll = Some(tx);
-        if self.upgrading.as_ref().is_some_and(|u| u.probed) {
-            self.answer_poll_with(Packet::Noop);
-        } else {
-            self.flush_poll();
-        }
+            if matches!(st.transport, Transport::Ws { .. }) {
+                let _ = tx.send(Err(Refused::Upgraded));
+                return;
+            }
+            if st.pending_poll.as_ref().is_some_and(|p| !p.is_closed()) {
+                let _ = tx.send(Err(Refused::DuplicatePoll));
+                self.begin_close(&mut st, CloseReason::TransportError)
+            } else {
+                st.pending_poll = Some(tx);
+                if st.upgrading.as_ref().is_some_and(|u| u.probed) {
+                    answer_poll_with(&mut st, Packet::Noop);
+                } else {
+                    flush_poll(&mut st);
+                }
+                After::Nothing
+            }
+        };
+        self.finish(after);
     }
-}
 
-/// A long-polling POST, already decoded.
-#[derive(Message)]
-#[rtype(result = "Result<(), Refused>")]
-pub struct Post(pub Vec<Packet>);
-
-impl Handler<Post> for EioSession {
-    type Result = Result<(), Refused>;
-    fn handle(&mut self, Post(packets): Post, ctx: &mut Context<Self>) -> Self::Result {
-        if self.closed {
-            return Err(Refused::Closed);
-        }
-        if matches!(self.transport, Transport::Ws { .. }) {
-            return Err(Refused::Upgraded);
+    /// A long-polling POST, already decoded.
+    pub(crate) fn post(self: &Arc<Self>, packets: Vec<Packet>) -> Result<(), Refused> {
+        {
+            let st = lock(&self.state);
+            if st.closed {
+                return Err(Refused::Closed);
+            }
+            if matches!(st.transport, Transport::Ws { .. }) {
+                return Err(Refused::Upgraded);
+            }
         }
         for p in packets {
-            self.on_packet(p, ctx);
+            self.on_packet(p);
         }
         Ok(())
     }
-}
 
-/// The HTTP layer saw a fatal error for this session (bad payload, too large...).
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct Fail(pub CloseReason);
-
-impl Handler<Fail> for EioSession {
-    type Result = ();
-    fn handle(&mut self, Fail(reason): Fail, ctx: &mut Context<Self>) {
-        self.close(reason, ctx);
-    }
-}
-
-/// A WebSocket wants to upgrade this (polling) session.
-#[derive(Message)]
-#[rtype(result = "bool")]
-pub struct AttachWs {
-    pub id: u64,
-    pub tx: WsTx,
-}
-
-impl Handler<AttachWs> for EioSession {
-    type Result = bool;
-    fn handle(&mut self, msg: AttachWs, _ctx: &mut Context<Self>) -> bool {
-        if self.closed || self.upgrading.is_some() || matches!(self.transport, Transport::Ws { .. })
-        {
+    /// A WebSocket wants to upgrade this (polling) session.
+    pub(crate) fn attach_ws(&self, id: u64, tx: WsTx) -> bool {
+        let mut st = lock(&self.state);
+        if st.closed || st.upgrading.is_some() || matches!(st.transport, Transport::Ws { .. }) {
             return false;
         }
-        self.upgrading = Some(Upgrading {
-            id: msg.id,
-            tx: msg.tx,
-            probed: false,
-        });
+        st.upgrading = Some(Upgrading { id, tx, probed: false });
         true
     }
-}
 
-/// Packets read from a WebSocket attached to this session, in order, with the reader's credit
-/// for them (given back when this message is handled or dropped).
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct WsPackets {
-    pub id: u64,
-    pub packets: Vec<Packet>,
-    pub credit: Credit,
-}
-
-impl Handler<WsPackets> for EioSession {
-    type Result = ();
-    fn handle(&mut self, WsPackets { id, packets, credit }: WsPackets, ctx: &mut Context<Self>) {
+    /// Packets read from the WebSocket `id`, in order.
+    pub(crate) fn ws_packets(self: &Arc<Self>, id: u64, packets: Vec<Packet>) {
         for packet in packets {
-            self.on_ws_packet(id, packet, ctx);
+            self.on_ws_packet(id, packet);
         }
-        drop(credit);
     }
-}
 
-impl EioSession {
-    fn on_ws_packet(&mut self, id: u64, packet: Packet, ctx: &mut Context<Self>) {
-        if let Transport::Ws { id: current, .. } = &self.transport {
-            if *current == id {
-                self.on_packet(packet, ctx);
+    fn on_ws_packet(self: &Arc<Self>, id: u64, packet: Packet) {
+        let after = {
+            let mut st = lock(&self.state);
+            if st.closed {
+                return;
             }
-            return;
-        }
-        let Some(up) = self.upgrading.as_mut().filter(|u| u.id == id) else {
-            return;
+            if let Transport::Ws { id: current, .. } = &st.transport {
+                let current = *current;
+                drop(st);
+                if current == id {
+                    self.on_packet(packet);
+                }
+                return;
+            }
+            self.on_upgrade_packet(&mut st, id, packet)
+        };
+        self.finish(after);
+    }
+
+    /// A packet on a WebSocket that is switching this session over from polling.
+    fn on_upgrade_packet(self: &Arc<Self>, st: &mut State, id: u64, packet: Packet) -> After {
+        let Some(up) = st.upgrading.as_mut().filter(|u| u.id == id) else {
+            return After::Nothing;
         };
         match packet {
             Packet::PingProbe => {
                 up.probed = true;
                 let _ = up.tx.try_send(WsFrame::Text("3probe".to_owned()));
                 // Let the client's pending GET finish so it can complete the upgrade.
-                self.answer_poll_with(Packet::Noop);
+                answer_poll_with(st, Packet::Noop);
+                After::Nothing
             }
             Packet::Upgrade if up.probed => {
                 let tx = up.tx.clone();
-                self.upgrading = None;
-                self.answer_poll_with(Packet::Noop);
-                self.transport = Transport::Ws { id, tx };
-                let queued: Vec<Packet> = self.queue.drain(..).collect();
+                st.upgrading = None;
+                answer_poll_with(st, Packet::Noop);
+                st.transport = Transport::Ws { id, tx };
+                let queued: Vec<Packet> = st.queue.drain(..).collect();
                 for p in queued {
-                    self.push(p, ctx);
+                    let after = self.push(st, p);
+                    if !matches!(after, After::Nothing) {
+                        return after;
+                    }
                 }
-                self.go_direct(ctx);
-                self.close_if_deferred(ctx);
+                let after = self.go_direct(st);
+                if !matches!(after, After::Nothing) {
+                    return after;
+                }
+                self.close_if_deferred(st)
             }
             _ => {
                 // Anything else before the upgrade completes cancels the upgrade.
                 let _ = up.tx.try_send(WsFrame::Close);
-                self.upgrading = None;
-                self.close_if_deferred(ctx);
+                st.upgrading = None;
+                self.close_if_deferred(st)
+            }
+        }
+    }
+
+    /// Runs a server close that waited for a WebSocket switch to end.
+    fn close_if_deferred(self: &Arc<Self>, st: &mut State) -> After {
+        if st.close_after_upgrade {
+            return self.begin_close(st, CloseReason::ServerClose);
+        }
+        After::Nothing
+    }
+
+    /// The WebSocket `id` ended or failed.
+    pub(crate) fn ws_gone(self: &Arc<Self>, id: u64, reason: CloseReason) {
+        let after = {
+            let mut st = lock(&self.state);
+            if st.upgrading.as_ref().is_some_and(|u| u.id == id) {
+                st.upgrading = None;
+                self.close_if_deferred(&mut st)
+            } else if matches!(&st.transport, Transport::Ws { id: current, .. } if *current == id) {
+                self.begin_close(&mut st, reason)
+            } else {
+                After::Nothing
+            }
+        };
+        self.finish(after);
+    }
+}
+
+/// Answers a pending GET with everything queued.
+fn flush_poll(st: &mut State) {
+    if st.queue.is_empty() {
+        return;
+    }
+    if let Some(tx) = st.pending_poll.take() {
+        let packets: Vec<Packet> = st.queue.drain(..).collect();
+        if tx.send(Ok(encode_payload(&packets))).is_err() {
+            // The HTTP request went away: keep the packets for the next GET.
+            for p in packets.into_iter().rev() {
+                st.queue.push_front(p);
             }
         }
     }
 }
 
-impl EioSession {
-    /// Runs a server close that waited for a WebSocket switch to end.
-    fn close_if_deferred(&mut self, ctx: &mut Context<Self>) {
-        if self.close_after_upgrade {
-            self.close(CloseReason::ServerClose, ctx);
+fn answer_poll_with(st: &mut State, packet: Packet) {
+    if let Some(tx) = st.pending_poll.take() {
+        let mut packets: Vec<Packet> = st.queue.drain(..).collect();
+        if packets.is_empty() {
+            packets.push(packet);
         }
-    }
-}
-
-/// A WebSocket attached to this session ended or failed.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct WsGone {
-    pub id: u64,
-    pub reason: CloseReason,
-}
-
-impl Handler<WsGone> for EioSession {
-    type Result = ();
-    fn handle(&mut self, WsGone { id, reason }: WsGone, ctx: &mut Context<Self>) {
-        if self.upgrading.as_ref().is_some_and(|u| u.id == id) {
-            self.upgrading = None;
-            self.close_if_deferred(ctx);
-            return;
-        }
-        if matches!(&self.transport, Transport::Ws { id: current, .. } if *current == id) {
-            self.close(reason, ctx);
-        }
-    }
-}
-
-/// The upper layer queued messages in the outbox.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct Flush;
-
-impl Handler<Flush> for EioSession {
-    type Result = ();
-    fn handle(&mut self, _: Flush, ctx: &mut Context<Self>) {
-        for m in self.outbox.take() {
-            let p = match m {
-                EioMessage::Text(t) => Packet::Message(t),
-                EioMessage::Binary(b) => Packet::Binary(b),
-            };
-            self.push(p, ctx);
-        }
-    }
-}
-
-/// Close requested by the upper layer.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct ServerClose;
-
-impl Handler<ServerClose> for EioSession {
-    type Result = ();
-    fn handle(&mut self, _: ServerClose, ctx: &mut Context<Self>) {
-        self.close(CloseReason::ServerClose, ctx);
+        let _ = tx.send(Ok(encode_payload(&packets)));
     }
 }

@@ -1,5 +1,5 @@
-//! One Engine.IO connection as Socket.IO sees it (`SioConn`, run inside the Engine.IO session
-//! actor): it decodes packets, routes them to the connection's sockets by namespace, and
+//! One Engine.IO connection as Socket.IO sees it (`SioConn`, the Engine.IO session's
+//! handler): it decodes packets, routes them to the connection's sockets by namespace, and
 //! answers CONNECTs. It reaches the server only through `Namespaces`, so it never names the
 //! server's type.
 
@@ -88,7 +88,7 @@ impl ConnShared {
     }
 }
 
-/// Per-connection Socket.IO state, run inside the Engine.IO actor.
+/// Per-connection Socket.IO state: the Engine.IO session's handler.
 struct SioConn {
     server: Weak<dyn Namespaces>,
     conn: EngineConn,

@@ -6,7 +6,6 @@ use tokio::sync::oneshot;
 
 use super::super::packet::{decode_payload, encode_payload};
 use super::super::engine::{bad_request, EngineServer};
-use super::super::session::{Fail, Poll, Post};
 use super::super::CloseReason;
 
 fn text(body: String) -> HttpResponse {
@@ -21,11 +20,13 @@ pub(crate) async fn get(srv: &EngineServer, sid: Option<String>) -> HttpResponse
     let Some(sid) = sid else {
         return handshake(srv);
     };
-    let Some(addr) = srv.lookup(&sid) else {
+    let Some(session) = srv.lookup(&sid) else {
         return bad_request("Session ID unknown");
     };
     let (tx, rx) = oneshot::channel();
-    addr.do_send(Poll(tx));
+    session.poll(tx);
+    // The session is not kept alive by a waiting GET: if it goes, the answer is dropped.
+    drop(session);
     match rx.await {
         Ok(Ok(body)) => text(body),
         _ => bad_request("Bad request"),
@@ -33,24 +34,24 @@ pub(crate) async fn get(srv: &EngineServer, sid: Option<String>) -> HttpResponse
 }
 
 fn handshake(srv: &EngineServer) -> HttpResponse {
-    let (_, _, open) = srv.open_session(None);
+    let (_, open) = srv.open_session(None);
     text(encode_payload(&[open]))
 }
 
 /// POST: packets from the client; `ok` on success.
 pub(crate) async fn post(srv: &EngineServer, sid: &str, mut body: web::Payload) -> HttpResponse {
-    let Some(addr) = srv.lookup(sid) else {
+    let Some(session) = srv.lookup(sid) else {
         return bad_request("Session ID unknown");
     };
     let max = srv.cfg.max_payload;
     let mut buf = web::BytesMut::new();
     while let Some(chunk) = body.next().await {
         let Ok(chunk) = chunk else {
-            addr.do_send(Fail(CloseReason::TransportError));
+            session.close(CloseReason::TransportError);
             return bad_request("Bad request");
         };
         if buf.len() + chunk.len() > max {
-            addr.do_send(Fail(CloseReason::PayloadTooLarge));
+            session.close(CloseReason::PayloadTooLarge);
             return HttpResponse::PayloadTooLarge().finish();
         }
         buf.extend_from_slice(&chunk);
@@ -59,11 +60,11 @@ pub(crate) async fn post(srv: &EngineServer, sid: &str, mut body: web::Payload) 
         .ok()
         .and_then(|s| decode_payload(s).ok());
     let Some(packets) = packets else {
-        addr.do_send(Fail(CloseReason::ParseError));
+        session.close(CloseReason::ParseError);
         return bad_request("Bad request");
     };
-    match addr.send(Post(packets)).await {
-        Ok(Ok(())) => text("ok".to_owned()),
-        _ => bad_request("Bad request"),
+    match session.post(packets) {
+        Ok(()) => text("ok".to_owned()),
+        Err(_) => bad_request("Bad request"),
     }
 }

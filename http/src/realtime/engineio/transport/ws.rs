@@ -2,11 +2,12 @@
 //!
 //! The HTTP server hands an upgrade request over together with its socket
 //! ([`crate::realtime::server`]); from then on one task owns the connection: it reads frames into
-//! the session actor and writes what the actor queues, several frames per system call when they
+//! its session and writes what the session queues, several frames per system call when they
 //! are waiting. Nothing of the HTTP layer stays behind, and the buffers exist only while bytes
 //! are in them, so an idle WebSocket costs its socket, its queue and its session.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use actix_http::ws::{self, OpCode, Parser, ProtocolError};
@@ -19,12 +20,11 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use super::super::engine::{EngineServer, Refusal};
 use super::super::packet::Packet;
 use super::super::service::{parse_query, TransportKind};
-use super::super::inflow::Inflow;
-use super::super::session::{AttachWs, EioSession, WsFrame, WsGone, WsPackets};
+use super::super::session::{Session, WsFrame};
 use super::super::wsqueue::{self, WsRx};
 use super::super::CloseReason;
 
-/// Frames buffered between the session actor and the connection.
+/// Frames buffered between the session and the connection.
 pub const WS_QUEUE: usize = 1024;
 
 /// Queued frames gathered into one write when a backlog has built up.
@@ -68,7 +68,7 @@ pub(crate) async fn serve(upgrade: Box<Upgrade>) {
 struct Live {
     conn: Connection,
     id: u64,
-    addr: actix::Addr<EioSession>,
+    session: Arc<Session>,
     rx: WsRx,
 }
 
@@ -103,18 +103,17 @@ async fn open(upgrade: Box<Upgrade>) -> Option<Box<Live>> {
         "HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\nsec-websocket-accept: {accept}\r\n\r\n"
     );
     write_within(&mut io, switching.as_bytes(), srv.cfg.ping_timeout).await.ok()?;
-    let addr = match existing {
-        Some(addr) => {
-            let attached = addr.send(AttachWs { id, tx }).await.unwrap_or(false);
-            if !attached {
+    let session = match existing {
+        Some(session) => {
+            if !session.attach_ws(id, tx) {
                 let mut close = BytesMut::new();
                 Parser::write_close(&mut close, None, false);
                 let _ = write_within(&mut io, &close, srv.cfg.ping_timeout).await;
                 return None;
             }
-            addr
+            session
         }
-        None => srv.open_session(Some((id, tx))).1,
+        None => srv.open_session(Some((id, tx))).0,
     };
     let conn = Connection {
         io,
@@ -122,16 +121,15 @@ async fn open(upgrade: Box<Upgrade>) -> Option<Box<Live>> {
         fragment: None,
         max_payload: srv.cfg.max_payload.max(1024),
         write_timeout: srv.cfg.ping_timeout,
-        inflow: std::sync::Arc::new(Inflow::default()),
     };
-    Some(Box::new(Live { conn, id, addr, rx }))
+    Some(Box::new(Live { conn, id, session, rx }))
 }
 
 /// Runs an answered WebSocket until either side closes, then tells its session.
 async fn run_until_closed(live: Box<Live>) {
-    let Live { mut conn, id, addr, rx } = *live;
-    let reason = conn.run(id, &addr, rx).await;
-    addr.do_send(WsGone { id, reason });
+    let Live { mut conn, id, session, rx } = *live;
+    let reason = conn.run(id, &session, rx).await;
+    session.ws_gone(id, reason);
     let _ = conn.io.shutdown().await;
 }
 
@@ -190,8 +188,6 @@ struct Connection {
     max_payload: usize,
     /// A client that takes longer than this to accept bytes is gone.
     write_timeout: Duration,
-    /// Frames handed to the session and not yet handled: reading pauses while it is full.
-    inflow: std::sync::Arc<Inflow>,
 }
 
 /// What a complete frame asks of the connection.
@@ -206,11 +202,11 @@ impl Connection {
     async fn run(
         &mut self,
         id: u64,
-        addr: &actix::Addr<EioSession>,
+        session: &Arc<Session>,
         mut rx: WsRx,
     ) -> CloseReason {
         // Bytes that came with the upgrade request are frames already.
-        if let Some(reason) = self.drain_frames(id, addr).await {
+        if let Some(reason) = self.drain_frames(id, session).await {
             return reason;
         }
         loop {
@@ -227,10 +223,9 @@ impl Connection {
                         Err(reason) => return reason,
                     }
                 }
-                // The session is behind: read nothing until it catches up (TCP holds the
-                // client back meanwhile). Writes go on.
-                () = self.inflow.room(), if self.inflow.full() => {}
-                ready = self.io.readable(), if !self.inflow.full() => {
+                // What is read is handled before the next read: a client that sends faster
+                // than the server handles is held back by TCP, not by the server's memory.
+                ready = self.io.readable() => {
                     if ready.is_err() {
                         return CloseReason::TransportError;
                     }
@@ -245,7 +240,7 @@ impl Connection {
                         Some(Err(e)) if e.kind() == std::io::ErrorKind::WouldBlock => {}
                         Some(Err(_)) => return CloseReason::TransportError,
                     }
-                    if let Some(reason) = self.drain_frames(id, addr).await {
+                    if let Some(reason) = self.drain_frames(id, session).await {
                         return reason;
                     }
                 }
@@ -257,7 +252,7 @@ impl Connection {
     async fn drain_frames(
         &mut self,
         id: u64,
-        addr: &actix::Addr<EioSession>,
+        session: &Arc<Session>,
     ) -> Option<CloseReason> {
         let mut packets = Vec::new();
         let mut end = None;
@@ -294,14 +289,12 @@ impl Connection {
                 }
             }
         }
-        // What was read goes to the session in one message, before any ending: the packets
-        // came first.
+        // What was read goes to the session, before any ending: the packets came first.
         if !packets.is_empty() {
-            if !addr.connected() {
+            if session.is_stopped() {
                 return Some(CloseReason::TransportClose);
             }
-            let credit = self.inflow.credit(packets.len());
-            addr.do_send(WsPackets { id, packets, credit });
+            session.ws_packets(id, packets);
         }
         if end.is_some() {
             return end;
