@@ -69,6 +69,9 @@ pub(crate) struct SessionEnv {
 enum Transport {
     Polling,
     Ws { id: u64, tx: WsTx },
+    /// Closed: the WebSocket's queue is let go, so its task ends even when the close frame
+    /// found the queue full (a slow client).
+    Gone,
 }
 
 struct Upgrading {
@@ -202,6 +205,7 @@ impl Session {
                     Err(super::wsqueue::TrySendError::Closed(_)) => After::Close(CloseReason::TransportClose),
                 }
             }
+            Transport::Gone => After::Nothing,
             Transport::Polling => {
                 st.queue.push_back(packet);
                 if st.queue.len() > self.env.cfg.max_buffered_packets {
@@ -323,8 +327,10 @@ impl Session {
         let stop = match &st.transport {
             Transport::Ws { tx, .. } => {
                 let _ = tx.try_send(WsFrame::Close);
+                st.transport = Transport::Gone;
                 true
             }
+            Transport::Gone => true,
             Transport::Polling if reason == CloseReason::TransportClose => {
                 answer_poll_with(st, Packet::Noop);
                 true
@@ -372,6 +378,7 @@ impl Session {
             if let Transport::Ws { tx, .. } = &st.transport {
                 let _ = tx.try_send(WsFrame::Close);
             }
+            st.transport = Transport::Gone;
             if st.closing.is_none() && !self.close_pending.load(Ordering::Acquire) {
                 // Stopped without a close (it cannot happen today): the handler still hears.
                 st.closing = Some(CloseReason::TransportError);
