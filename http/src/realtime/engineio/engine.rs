@@ -41,10 +41,13 @@ impl EngineServer {
         let handshakes = Arc::new(IpBuckets::new(cfg.handshakes_per_ip_per_sec, cfg.handshake_burst));
         let cfg = Arc::new(cfg);
         let registry: Registry = Arc::default();
-        let forget = registry.clone();
         // A session forgets itself through this when it stops: it never names the server.
+        // (Weak: the registry holds the sessions, which hold this.)
+        let forget = Arc::downgrade(&registry);
         let on_close: CloseHook = Arc::new(move |sid: &str| {
-            lock(&forget).remove(sid);
+            if let Some(registry) = forget.upgrade() {
+                lock(&registry).remove(sid);
+            }
         });
         let heartbeat = Arc::new(Heartbeat::new(cfg.ping_interval, cfg.ping_timeout));
         let env = Arc::new(SessionEnv { cfg: cfg.clone(), on_close, heartbeat });
