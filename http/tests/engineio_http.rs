@@ -137,18 +137,24 @@ async fn echo_and_close_rules() {
     assert_eq!(get(&url).await.0, 400);
 }
 
+/// Waits for `count` pings on a polling session, each within `within` ms of the last answer,
+/// and answers each.
+async fn answer_pings(url: &str, count: usize, within: std::ops::Range<u64>) {
+    for _ in 0..count {
+        let started = Instant::now();
+        assert_eq!(get(url).await, (200, "2".to_owned()));
+        let waited = started.elapsed().as_millis() as u64;
+        assert!(within.contains(&waited), "ping after {waited} ms");
+        assert_eq!(post(url, "3").await.0, 200);
+    }
+}
+
 #[actix_web::test]
 async fn heartbeat_timing() {
     let base = start(1_000_000);
     let (sid, _) = open(&base).await;
     let url = format!("{base}/engine.io/?EIO=4&transport=polling&sid={sid}");
-    for _ in 0..3 {
-        let started = Instant::now();
-        assert_eq!(get(&url).await, (200, "2".to_owned()));
-        let waited = started.elapsed().as_millis() as u64;
-        assert!((PING_INTERVAL - 50..PING_INTERVAL + 150).contains(&waited), "ping after {waited} ms");
-        assert_eq!(post(&url, "3").await.0, 200);
-    }
+    answer_pings(&url, 3, PING_INTERVAL - 50..PING_INTERVAL + 150).await;
     // No pong: closed after pingInterval + pingTimeout.
     let (sid, _) = open(&base).await;
     let url = format!("{base}/engine.io/?EIO=4&transport=polling&sid={sid}");
@@ -173,13 +179,7 @@ async fn a_ping_due_before_another_sessions_pong_deadline_is_on_time() {
     assert_eq!(get(&quiet).await, (200, "2".to_owned()));
     let (sid, _) = open(&base).await;
     let url = format!("{base}/engine.io/?EIO=4&transport=polling&sid={sid}");
-    for _ in 0..3 {
-        let started = Instant::now();
-        assert_eq!(get(&url).await, (200, "2".to_owned()));
-        let waited = started.elapsed().as_millis() as u64;
-        assert!((100..400).contains(&waited), "ping after {waited} ms");
-        assert_eq!(post(&url, "3").await.0, 200);
-    }
+    answer_pings(&url, 3, 100..400).await;
     // The quiet one is closed at its deadline; the one that answered lives on.
     actix_web::rt::time::sleep(Duration::from_millis(900)).await;
     assert_eq!(get(&quiet).await.0, 400);
