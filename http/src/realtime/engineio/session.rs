@@ -364,7 +364,8 @@ impl Session {
         });
     }
 
-    /// The server forgets the session: no request finds it any more.
+    /// The server forgets the session: no request finds it any more. Always after `begin_close`
+    /// (the handler has been, or is being, told; a WebSocket has its close frame).
     fn stop(&self) {
         {
             let mut st = lock(&self.state);
@@ -372,20 +373,10 @@ impl Session {
                 return;
             }
             st.stopped = true;
-            st.closed = true;
             // A GET still waiting is answered 400, as for a session that is gone.
             st.pending_poll = None;
-            if let Transport::Ws { tx, .. } = &st.transport {
-                let _ = tx.try_send(WsFrame::Close);
-            }
             st.transport = Transport::Gone;
-            if st.closing.is_none() && !self.close_pending.load(Ordering::Acquire) {
-                // Stopped without a close (it cannot happen today): the handler still hears.
-                st.closing = Some(CloseReason::TransportError);
-                self.close_pending.store(true, Ordering::Release);
-            }
         }
-        self.tell_closed();
         (self.env.on_close)(&self.sid);
     }
 
