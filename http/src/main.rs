@@ -13,16 +13,18 @@ use parley_http::cli;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-const USAGE: &str = "usage: parley serve | parley plans set EMAIL free|pro|enterprise [--until YYYY-MM-DD]\n\nRuns Parley on PARLEY_ADDR (default 127.0.0.1:8080), \
+const USAGE: &str = "usage: parley serve | parley plans set EMAIL free|pro|enterprise [--until YYYY-MM-DD] | parley backup DIR\n\nRuns Parley on PARLEY_ADDR (default 127.0.0.1:8080), \
 keeping data in PARLEY_DATA_DIR (default ./data; SQLite unless PARLEY_DATABASE_URL=postgres://...).\n\
 Every setting is listed in config/default.toml. `plans set` puts an account on a plan \
-without payments (through that day with --until, then Free), in the database the same settings name.";
+without payments (through that day with --until, then Free), in the database the same settings name. \
+`backup` copies the data directory's database, message journal, uploads and secret into DIR while Parley runs.";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("serve") => {}
         Some("plans") => return plans(&args[1..]),
+        Some("backup") => return backup(&args[1..]),
         Some("-h") | Some("--help") | Some("help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -66,6 +68,32 @@ fn plans(args: &[String]) -> ExitCode {
         cli::set_plan(&store, &order).await
     };
     match actix_web::rt::System::new().block_on(run) {
+        Ok(done) => {
+            println!("{done}");
+            ExitCode::SUCCESS
+        }
+        Err(why) => {
+            eprintln!("parley: {why}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `parley backup DIR`: prints what it copied, or why not (exit 2 for bad words, 1 for a failure).
+fn backup(args: &[String]) -> ExitCode {
+    let dest = match cli::parse_backup(args) {
+        Ok(dest) => dest,
+        Err(why) => {
+            eprintln!("{why}");
+            return ExitCode::from(2);
+        }
+    };
+    let done = Settings::load().map_err(|e| e.to_string()).and_then(|mut settings| {
+        let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+        settings.resolve_paths(&cwd);
+        cli::backup(&settings, &dest)
+    });
+    match done {
         Ok(done) => {
             println!("{done}");
             ExitCode::SUCCESS

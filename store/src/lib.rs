@@ -8,6 +8,7 @@ mod pool;
 
 pub mod activity;
 pub mod analytics;
+pub mod backup;
 pub mod billing;
 pub mod billing_events;
 pub mod bots;

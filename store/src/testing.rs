@@ -68,26 +68,11 @@ impl TestDb {
     /// A SQLite database as a crash would leave it: a copy of everything committed so far
     /// (`VACUUM INTO`), without what the running store keeps in memory.
     pub async fn crash_copy(&self) -> StoreResult<TestDb> {
-        use diesel::{Connection, RunQueryDsl};
         let copy = TestDb::new(Backend::Sqlite).await?;
         let (from, to) = (self.dir.path().join("parley.db"), copy.dir.path().join("parley.db"));
-        tokio::task::spawn_blocking(move || -> StoreResult<()> {
-            // The journal first: a segment committed and deleted while the database is copied
-            // is in the copy of the database; a row in both is replayed once.
-            let (journal, copied_journal) = (crate::writer::journal::dir_of(&from), crate::writer::journal::dir_of(&to));
-            std::fs::create_dir_all(&copied_journal).map_err(|e| StoreError::Connection(e.to_string()))?;
-            for (_, segment) in crate::writer::journal::segments(&journal)? {
-                if let Some(name) = segment.file_name() {
-                    // Gone already when the applier deleted it meanwhile.
-                    let _ = std::fs::copy(&segment, copied_journal.join(name));
-                }
-            }
-            let mut conn = diesel::SqliteConnection::establish(&from.to_string_lossy()).map_err(|e| StoreError::Connection(e.to_string()))?;
-            diesel::sql_query("VACUUM INTO ?").bind::<diesel::sql_types::Text, _>(to.to_string_lossy().to_string()).execute(&mut conn)?;
-            Ok(())
-        })
-        .await
-        .map_err(|e| StoreError::Connection(e.to_string()))??;
+        tokio::task::spawn_blocking(move || crate::backup::backup_sqlite(&from, &to))
+            .await
+            .map_err(|e| StoreError::Connection(e.to_string()))??;
         Ok(copy)
     }
 

@@ -867,6 +867,46 @@ async fn messages_only_in_the_journal_survive_a_crash() {
     assert!(store.messages(&sid, 0, 10).await.unwrap().is_empty());
 }
 
+/// `parley backup`'s copy, taken beside the running store: it holds the messages that are
+/// still only in the message journal (the store commits them behind, here only when asked),
+/// opens as a database of its own with every message in order, and is never written over.
+#[tokio::test]
+async fn a_backup_beside_the_running_store_keeps_the_messages_still_only_in_its_journal() {
+    use parley_store::backup::backup_sqlite;
+    use parley_store::chat::{NewMessage, Role};
+    let db = TestDb::new(Backend::Sqlite).await.unwrap();
+    let options = parley_store::PoolOptions { sqlite_journal_apply: std::time::Duration::from_secs(3600), ..parley_store::PoolOptions::new(4) };
+    let live = db.data_dir().join("parley.db");
+    let store = Store::open_sqlite_with(&live, options).await.unwrap();
+    let owner = user(&store, "owner@x.co").await;
+    let b = bot(&store, &owner.id, "Kept").await;
+    let sid = store.create_session(&b.id, "a").await.unwrap().id;
+    assert!(store.messages(&sid, 0, 10).await.unwrap().is_empty(), "everything before this is committed");
+    for i in 0..4 {
+        store.append_message(&sid, NewMessage::simple(Role::User, format!("m{i}"))).await.unwrap();
+    }
+
+    let dest = tempfile::tempdir().unwrap();
+    let copy = dest.path().join("parley.db");
+    let (from, to) = (live.clone(), copy.clone());
+    let taken = tokio::task::spawn_blocking(move || backup_sqlite(&from, &to)).await.unwrap().unwrap();
+    assert!(taken.journal_segments >= 1, "{taken:?}");
+    assert!(taken.database_bytes > 0);
+    let (from, to) = (live.clone(), copy.clone());
+    let again = tokio::task::spawn_blocking(move || backup_sqlite(&from, &to)).await.unwrap();
+    assert!(matches!(&again, Err(StoreError::Connection(m)) if m.contains("exists already")), "{again:?}");
+    let missing = backup_sqlite(&db.data_dir().join("nothing.db"), &dest.path().join("other.db"));
+    assert!(matches!(&missing, Err(StoreError::Connection(m)) if m.contains("there is no database")), "{missing:?}");
+
+    let restored = Store::open_sqlite(&copy, 4).await.unwrap();
+    let kept: Vec<(i64, String)> = restored.messages(&sid, 0, 10).await.unwrap().into_iter().map(|m| (m.seq, m.content)).collect();
+    assert_eq!(kept, (0..4).map(|i| (i + 1, format!("m{i}"))).collect::<Vec<_>>());
+    assert_eq!(restored.session(&sid).await.unwrap().unwrap().message_count, 4);
+    // The running store goes on as before.
+    store.append_message(&sid, NewMessage::simple(Role::Agent, "after")).await.unwrap();
+    assert_eq!(store.messages(&sid, 0, 10).await.unwrap().len(), 5);
+}
+
 /// The message journal's segment files in `dir`.
 fn segment_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut found: Vec<_> = std::fs::read_dir(dir)

@@ -1,6 +1,5 @@
-//! The `parley` command's admin subcommands (besides `serve`). `parley plans set EMAIL PLAN
-//! [--until DATE]` lets a self-hoster put an account on a plan without payments: for an
-//! install without Stripe, a partner account, or a refund by hand.
+//! `parley plans set EMAIL PLAN [--until DATE]` lets a self-hoster put an account on a plan
+//! without payments: for an install without Stripe, a partner account, or a refund by hand.
 
 use chrono::{NaiveDate, NaiveDateTime};
 use parley_store::{time, Store, StoreError};
