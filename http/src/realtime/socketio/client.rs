@@ -3,7 +3,6 @@
 //! answers CONNECTs. It reaches the server only through `Namespaces`, so it never names the
 //! server's type.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
@@ -61,8 +60,10 @@ impl EngineHandler for Router {
 
 #[derive(Default)]
 pub(crate) struct ConnShared {
-    /// Namespace path → socket (connecting or connected).
-    sockets: Mutex<HashMap<String, Socket>>,
+    /// Namespace path → socket (connecting or connected). A list, not a map: a connection
+    /// joins one namespace or a few (only those the server has), and every event looks its
+    /// socket up, so a comparison of short paths beats hashing them; it is smaller when idle too.
+    sockets: Mutex<Vec<(Box<str>, Socket)>>,
     any_connected: AtomicBool,
 }
 
@@ -75,16 +76,19 @@ impl ConnShared {
 
 impl SocketSlots for ConnShared {
     fn remove(&self, nsp: &str, id: &str) {
-        let mut map = lock(&self.sockets);
-        if map.get(nsp).is_some_and(|s| s.id() == id) {
-            map.remove(nsp);
-        }
+        lock(&self.sockets).retain(|(path, socket)| !(&**path == nsp && socket.id() == id));
     }
 }
 
 impl ConnShared {
     fn get(&self, nsp: &str) -> Option<Socket> {
-        lock(&self.sockets).get(nsp).cloned()
+        lock(&self.sockets).iter().find(|(path, _)| &**path == nsp).map(|(_, socket)| socket.clone())
+    }
+
+    fn take(&self, nsp: &str) -> Option<Socket> {
+        let mut sockets = lock(&self.sockets);
+        let at = sockets.iter().position(|(path, _)| &**path == nsp)?;
+        Some(sockets.swap_remove(at).1)
     }
 }
 
@@ -109,7 +113,7 @@ impl SioConn {
         match packet.kind {
             PacketType::Connect => self.on_connect(packet),
             PacketType::Disconnect => {
-                let socket = lock(&self.shared.sockets).remove(&packet.nsp);
+                let socket = self.shared.take(&packet.nsp);
                 if let Some(socket) = socket {
                     socket.closed(DisconnectReason::ClientNamespaceDisconnect);
                 }
@@ -200,7 +204,7 @@ impl SioConn {
             recovered,
             ext,
         );
-        lock(&self.shared.sockets).insert(nsp.clone(), socket.clone());
+        lock(&self.shared.sockets).push((nsp.clone().into_boxed_str(), socket.clone()));
         ns.add_socket(socket.clone());
         socket.join(id.clone());
         for room in rooms {
@@ -285,7 +289,7 @@ impl ConnHandler for SioConn {
     }
 
     fn on_close(&mut self, reason: CloseReason) {
-        let sockets: Vec<Socket> = lock(&self.shared.sockets).drain().map(|(_, s)| s).collect();
+        let sockets: Vec<Socket> = lock(&self.shared.sockets).drain(..).map(|(_, s)| s).collect();
         for socket in sockets {
             socket.closed(DisconnectReason::Transport(reason));
         }
