@@ -5,7 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startParley, api, signup, binary, repo } from "../parley.mjs";
@@ -91,6 +91,13 @@ test("a backup taken while visitors chat restores every saved message, the uploa
   const bad = spawnSync(binary(), ["backup"], { cwd: repo, encoding: "utf8" });
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /usage: parley backup DIR/);
+  // A data directory without a database: refused, and the destination is not created.
+  const nowhere = mkdtempSync(join(tmpdir(), "parley-empty-"));
+  const elsewhere = join(nowhere, "..", `${nowhere.split("/").pop()}-copy`);
+  const none = spawnSync(binary(), ["backup", elsewhere], { cwd: repo, env: { ...process.env, PARLEY_DATA_DIR: nowhere }, encoding: "utf8" });
+  assert.equal(none.status, 1);
+  assert.match(none.stderr, /There is no database at .*parley\.db/);
+  assert.equal(existsSync(elsewhere), false);
 
   // The copy, served: every message saved before the backup began, in order, and the rest of
   // the product as it was.

@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use parley_config::Settings;
+use parley_store::StoreError;
 
 pub const BACKUP_USAGE: &str = "usage: parley backup DIR\n\n\
 Copies the database (with the messages still in its journal), the uploads and the sign-in \
@@ -33,6 +34,9 @@ pub fn backup(settings: &Settings, dest: &Path) -> Result<String, String> {
     if !data_dir.is_dir() {
         return Err(format!("There is no data directory at {}", data_dir.display()));
     }
+    if !settings.uses_postgres() && !settings.sqlite_path().is_file() {
+        return Err(format!("There is no database at {} (has Parley run with this data directory?)", settings.sqlite_path().display()));
+    }
     check_destination(data_dir, dest)?;
     std::fs::create_dir_all(dest).map_err(|e| format!("Cannot create {}: {e}", dest.display()))?;
 
@@ -42,7 +46,10 @@ pub fn backup(settings: &Settings, dest: &Path) -> Result<String, String> {
     } else {
         let db = settings.sqlite_path();
         let name = db.file_name().map(PathBuf::from).unwrap_or_else(|| PathBuf::from("parley.db"));
-        let copied = parley_store::backup::backup_sqlite(&db, &dest.join(name)).map_err(|e| e.to_string())?;
+        let copied = parley_store::backup::backup_sqlite(&db, &dest.join(name)).map_err(|e| match e {
+            StoreError::Connection(why) => why,
+            other => format!("backup: {other}"),
+        })?;
         parts.push(format!(
             "the database ({}) with {} message-journal segment{}",
             megabytes(copied.database_bytes),
