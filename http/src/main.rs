@@ -60,23 +60,12 @@ fn plans(args: &[String]) -> ExitCode {
         }
     };
     let run = async {
-        let mut settings = Settings::load().map_err(|e| e.to_string())?;
-        let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
-        settings.resolve_paths(&cwd);
+        let settings = settings()?;
         // Beside a running server: that one keeps the message journal (see `Store::open_alongside`).
         let store = parley_store::Store::open_alongside(&settings).await.map_err(|e| e.to_string())?;
         cli::set_plan(&store, &order).await
     };
-    match actix_web::rt::System::new().block_on(run) {
-        Ok(done) => {
-            println!("{done}");
-            ExitCode::SUCCESS
-        }
-        Err(why) => {
-            eprintln!("parley: {why}");
-            ExitCode::FAILURE
-        }
-    }
+    report(actix_web::rt::System::new().block_on(run))
 }
 
 /// `parley backup DIR`: prints what it copied, or why not (exit 2 for bad words, 1 for a failure).
@@ -88,11 +77,19 @@ fn backup(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let done = Settings::load().map_err(|e| e.to_string()).and_then(|mut settings| {
-        let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
-        settings.resolve_paths(&cwd);
-        cli::backup(&settings, &dest)
-    });
+    report(settings().and_then(|settings| cli::backup(&settings, &dest)))
+}
+
+/// The settings, with paths resolved against the working directory, for an admin subcommand.
+fn settings() -> Result<Settings, String> {
+    let mut settings = Settings::load().map_err(|e| e.to_string())?;
+    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+    settings.resolve_paths(&cwd);
+    Ok(settings)
+}
+
+/// An admin subcommand's outcome: its line on stdout, or why not on stderr (exit 1).
+fn report(done: Result<String, String>) -> ExitCode {
     match done {
         Ok(done) => {
             println!("{done}");

@@ -45,7 +45,7 @@ pub fn backup_sqlite(db: &Path, to: &Path) -> StoreResult<SqliteBackup> {
     }
     let (from_journal, to_journal) = (journal::dir_of(db), journal::dir_of(to));
     let mut copied = copy_segments(&from_journal, &to_journal)?;
-    for guest in guest_dirs(&from_journal)? {
+    for guest in owner::guest_dirs(&from_journal)? {
         if let Some(name) = guest.file_name() {
             copied += copy_segments(&guest, &to_journal.join(name))?;
         }
@@ -73,23 +73,4 @@ fn copy_segments(from: &Path, to: &Path) -> StoreResult<usize> {
         }
     }
     Ok(copied)
-}
-
-/// The guest journal directories inside `dir` (see `writer::owner`).
-fn guest_dirs(dir: &Path) -> StoreResult<Vec<PathBuf>> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(io_error("reading", dir, e)),
-    };
-    let mut found = Vec::new();
-    for entry in entries {
-        let path = entry.map_err(|e| io_error("reading", dir, e))?.path();
-        let is_guest = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(owner::GUEST_PREFIX));
-        if is_guest && path.is_dir() {
-            found.push(path);
-        }
-    }
-    found.sort();
-    Ok(found)
 }

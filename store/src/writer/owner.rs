@@ -97,25 +97,37 @@ pub(crate) fn guest(dir: &Path) -> StoreResult<Claim> {
     try_claim(&own)?.ok_or_else(|| StoreError::Connection(format!("message journal: {} is held by another process", own.display())))
 }
 
-/// Guest directories inside `dir` whose process is gone, claimed (for the owner to replay).
-pub(crate) fn abandoned_guests(dir: &Path) -> StoreResult<Vec<Claim>> {
+/// The guest directories inside `dir`, in name order (none when `dir` does not exist).
+pub(crate) fn guest_dirs(dir: &Path) -> StoreResult<Vec<PathBuf>> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(io_error("reading", dir, e)),
     };
-    // This process's own guest directory is live, whatever the registry says.
-    let own = format!("{GUEST_PREFIX}{}", std::process::id());
     let mut found = Vec::new();
     for entry in entries {
         let path = entry.map_err(|e| io_error("reading", dir, e))?.path();
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        if name.starts_with(GUEST_PREFIX) && name != own && path.is_dir() {
-            if let Some(claim) = try_claim(&path)? {
-                found.push(claim);
-            }
+        let is_guest = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(GUEST_PREFIX));
+        if is_guest && path.is_dir() {
+            found.push(path);
         }
     }
-    found.sort_by(|a, b| a.dir.cmp(&b.dir));
+    found.sort();
+    Ok(found)
+}
+
+/// Guest directories inside `dir` whose process is gone, claimed (for the owner to replay).
+pub(crate) fn abandoned_guests(dir: &Path) -> StoreResult<Vec<Claim>> {
+    // This process's own guest directory is live, whatever the registry says.
+    let own = format!("{GUEST_PREFIX}{}", std::process::id());
+    let mut found = Vec::new();
+    for path in guest_dirs(dir)? {
+        if path.file_name().and_then(|n| n.to_str()) == Some(own.as_str()) {
+            continue;
+        }
+        if let Some(claim) = try_claim(&path)? {
+            found.push(claim);
+        }
+    }
     Ok(found)
 }
