@@ -640,15 +640,26 @@ pub fn parse_sitemap(xml: &str) -> (bool, Vec<String>) {
     let mut rest = xml;
     while let Some(start) = rest.find("<loc>") {
         let after = rest.get(start + 5..).unwrap_or("");
-        let Some(end) = after.find("</loc>") else { break };
-        let raw = after.get(..end).unwrap_or("").trim();
-        let raw = raw.strip_prefix("<![CDATA[").and_then(|r| r.strip_suffix("]]>")).unwrap_or(raw);
-        // `&amp;` last: unescaped first, `&amp;lt;` would become `<` instead of `&lt;`.
-        let loc = raw.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&apos;", "'").replace("&amp;", "&");
+        let body = after.trim_start();
+        // A CDATA section is literal: no entities, and it may hold `</loc>` itself.
+        let (loc, tail) = match body.strip_prefix("<![CDATA[").and_then(|r| r.find("]]>").map(|e| (r, e))) {
+            Some((cdata, end)) => {
+                let tail = cdata.get(end + 3..).unwrap_or("");
+                (cdata.get(..end).unwrap_or("").trim().to_string(), tail)
+            }
+            None => {
+                let Some(end) = after.find("</loc>") else { break };
+                let raw = after.get(..end).unwrap_or("").trim();
+                // `&amp;` last: unescaped first, `&amp;lt;` would become `<` instead of `&lt;`.
+                let loc = raw.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&apos;", "'").replace("&amp;", "&");
+                (loc, after.get(end..).unwrap_or(""))
+            }
+        };
         if !loc.is_empty() {
             locs.push(loc);
         }
-        rest = after.get(end + 6..).unwrap_or("");
+        let Some(close) = tail.find("</loc>") else { break };
+        rest = tail.get(close + 6..).unwrap_or("");
     }
     (is_index, locs)
 }
@@ -713,6 +724,13 @@ mod tests {
         }
         assert!(f.seen.len() <= 5 * SEEN_PER_PAGE, "{}", f.seen.len());
         assert!(!f.see(&u("https://e.com/p0")), "seen stays seen");
+    }
+
+    #[test]
+    fn a_cdata_loc_is_read_as_written() {
+        // Entities are text inside CDATA, and `</loc>` may be part of the address.
+        let (_, locs) = parse_sitemap("<urlset><url><loc><![CDATA[https://e.com/a&gt;b</loc>c]]></loc></url><url><loc>https://e.com/d&gt;</loc></url></urlset>");
+        assert_eq!(locs, vec!["https://e.com/a&gt;b</loc>c".to_string(), "https://e.com/d>".to_string()]);
     }
 
     #[test]
