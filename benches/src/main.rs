@@ -15,6 +15,12 @@
 //! server's sustained maximum. `overload` offers F × Parley's maximum (`--max`, else found
 //! first) with every message acked, and reports the plateau, refusals, RSS and lost acks.
 //!
+//! `--harness-threads N` sets the harness's own threads. `relay` (and so `--find-max`) runs on one
+//! by default: the harness shares the machine with the server it measures, and on one thread its
+//! tasks hand messages to each other without waking another thread (on two, a quarter more CPU
+//! per message went to those wake-ups, CPU taken from the server). `overload` and the rest use
+//! one per core, to offer as much as they can.
+//!
 //! The harness starts and stops the servers itself (Parley on a fresh SQLite data dir, the Node
 //! socket.io peer from benches/peers/socketio-node), loopback only, and raises its open-file
 //! limit to the hard limit first (the servers it starts inherit it).
@@ -58,11 +64,14 @@ pub struct Args {
     /// Internal: a client worker process of `idle` (`--worker BASE`).
     pub worker: Option<String>,
     pub auth: Vec<String>,
+    /// The harness's runtime threads (`--harness-threads`; 1: a single-threaded runtime).
+    pub harness_threads: Option<usize>,
 }
 
 const USAGE: &str = "usage: parley-bench <idle|relay|overload|ai|handoff> [--target parley|node] [--compare node] \
 [--duration S] [--connections N] [--procs P] [--sessions S] [--rate R] [--find-max] [--max N] [--factor F] \
-[--visitors V] [--requests K] [--agents M] [--parley-bin PATH] [--database-url URL] [--json PATH] [--assert-clean]";
+[--visitors V] [--requests K] [--agents M] [--parley-bin PATH] [--database-url URL] [--json PATH] [--assert-clean] \
+[--harness-threads N]";
 
 fn parse_args() -> Res<Args> {
     let mut it = std::env::args().skip(1);
@@ -90,6 +99,7 @@ fn parse_args() -> Res<Args> {
         assert_clean: false,
         worker: None,
         auth: Vec::new(),
+        harness_threads: None,
     };
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -118,6 +128,7 @@ fn parse_args() -> Res<Args> {
             "--assert-clean" => a.assert_clean = true,
             "--worker" => a.worker = Some(value()?),
             "--auth" => a.auth.push(value()?),
+            "--harness-threads" => a.harness_threads = Some(value()?.parse::<usize>()?.max(1)),
             other => return Err(format!("unknown option {other}\n{USAGE}").into()),
         }
     }
@@ -127,9 +138,31 @@ fn parse_args() -> Res<Args> {
     Ok(a)
 }
 
+impl Args {
+    /// The harness's runtime threads: as asked, else one for `relay` and one per core otherwise.
+    fn harness_threads(&self) -> usize {
+        let default = if self.scenario == "relay" { 1 } else { std::thread::available_parallelism().map_or(2, |n| n.get()) };
+        self.harness_threads.unwrap_or(default)
+    }
+
+    fn runtime(&self) -> std::io::Result<tokio::runtime::Runtime> {
+        match self.harness_threads() {
+            1 => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+            n => tokio::runtime::Builder::new_multi_thread().worker_threads(n).enable_all().build(),
+        }
+    }
+}
+
 fn main() {
-    let code = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(rt) => match rt.block_on(run()) {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("parley-bench: {e}");
+            std::process::exit(2);
+        }
+    };
+    let code = match args.runtime() {
+        Ok(rt) => match rt.block_on(run(args)) {
             Ok(clean) => i32::from(!clean),
             Err(e) => {
                 eprintln!("parley-bench: {e}");
@@ -145,8 +178,7 @@ fn main() {
 }
 
 /// Runs the scenario on each target in turn; `Ok(false)` when --assert-clean found a problem.
-async fn run() -> Res<bool> {
-    let args = parse_args()?;
+async fn run(args: Args) -> Res<bool> {
     let limit = target::raise_file_limit();
     if let Some(base) = &args.worker {
         scenario::idle::worker(base, &args).await?;
@@ -179,6 +211,7 @@ async fn run() -> Res<bool> {
         "sessions": args.sessions, "rate": args.rate, "visitors": args.visitors,
         "requests": args.requests, "agents": args.agents, "open_file_limit": limit,
         "find_max": args.find_max, "max": args.max_rate, "factor": args.factor,
+        "harness_threads": args.harness_threads(),
         "database": if args.database_url.is_some() { "postgres" } else { "sqlite" },
     });
     std::fs::write(&args.json, serde_json::to_string_pretty(&report::to_json(&args.scenario, &settings, &runs))?)?;
