@@ -143,6 +143,43 @@ test("a bad token is refused at CONNECT", async () => {
   s.close();
 });
 
+test("the spec's calls as the old dashboard makes them: a REST take, then the socket take; arguments by position", async () => {
+  const owner = await signup(server.base, "positional@shop.example", "Pia");
+  const botId = await createBot(server.base, owner.token, "Positional");
+  const agent = await signup(server.base, "positional-agent@shop.example", "Abe");
+  await addToTeam(server.base, owner.token, botId, agent, "positional-agent@shop.example", "agent");
+  const first = await api(server.base, "POST", "/api/chat", { body: { botId, message: "Hello?" } });
+  assert.equal(first.status, 200, JSON.stringify(first.body));
+  const { sessionId, visitorToken } = first.body;
+  const byPosition = (socket, event, ...args) => socket.timeout(8000).emitWithAck(event, ...args);
+
+  const v = connect({ visitorToken }, ["websocket"]);
+  const o = connect({ token: owner.token }, ["websocket"]);
+  const a = connect({ token: agent.token }, ["websocket"]);
+  await Promise.all([v, o, a].map(connected));
+  assert.equal((await byPosition(v, "join-session", sessionId, botId)).success, true, "join-session (sessionId, botId)");
+  assert.equal((await byPosition(o, "join-as-agent", botId)).success, true);
+
+  // assign-agent answers ok, then the dashboard takes the session over the live channel.
+  const assigned = await api(server.base, "POST", `/api/chat/session/${sessionId}/assign-agent`, { token: owner.token });
+  assert.equal(assigned.status, 200, JSON.stringify(assigned.body));
+  const taken = await byPosition(o, "take-session", sessionId);
+  assert.equal(taken.success, true, `the taker's own socket take stands: ${JSON.stringify(taken)}`);
+  const other = await byPosition(a, "take-session", sessionId);
+  assert.deepEqual([other.success, other.error], [false, "Failed to take session"], "another agent still loses");
+
+  const sent = await byPosition(o, "send-message", sessionId, "Pia here, how can I help?", true);
+  assert.equal(sent.success, true, `send-message (sessionId, message, isAgent): ${JSON.stringify(sent)}`);
+  await until(() => v.seen("new-message", (p) => p.message.content === "Pia here, how can I help?" && p.message.isAgent).length, "the agent's message at the visitor");
+  // A visitor claiming isAgent is still the visitor: the flag only keeps its position.
+  const reply = await byPosition(v, "send-message", sessionId, "My order is late", true);
+  assert.equal(reply.success, true, JSON.stringify(reply));
+  const [got] = await until(() => o.seen("new-message", (p) => p.message.content === "My order is late").length && o.seen("new-message", (p) => p.message.content === "My order is late"), "the visitor's message at the agent");
+  assert.equal(got.payload.message.isAgent, false);
+  assert.equal(got.payload.message.role, "user");
+  for (const s of [v, o, a]) s.close();
+});
+
 test("a restart loses nothing and the visitor sees the full history", async () => {
   const owner = await signup(server.base, "restart@shop.example", "Rita");
   const botId = await createBot(server.base, owner.token, "Durable", "Our office is open from 9 to 5.");

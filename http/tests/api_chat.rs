@@ -28,6 +28,9 @@ async fn visitor_chat_and_the_dashboards_session_calls(backend: parley_store::Ba
     let owner_id = store.user_by_email("owner@x.co").await.unwrap().unwrap().id;
     let invite = store.invite_member(&bot, "viewer@x.co", Role::Viewer, &owner_id).await.unwrap();
     store.respond_invitation(&invite.id, &store.user_by_email("viewer@x.co").await.unwrap().unwrap(), true).await.unwrap();
+    let (agent, _) = app.signup("agent@x.co").await;
+    let invite = store.invite_member(&bot, "agent@x.co", Role::Agent, &owner_id).await.unwrap();
+    store.respond_invitation(&invite.id, &store.user_by_email("agent@x.co").await.unwrap().unwrap(), true).await.unwrap();
 
     let (status, first) = app.post_json("/api/chat", None, json!({"botId": bot, "message": "Hello there"})).await;
     assert_eq!(status, StatusCode::OK, "{first}");
@@ -82,8 +85,10 @@ async fn visitor_chat_and_the_dashboards_session_calls(backend: parley_store::Ba
     assert_eq!(status, StatusCode::OK, "{taken}");
     let (_, mine) = app.get(&format!("/api/chat/bot/{bot}/agent-sessions"), Some(&owner)).await;
     assert_eq!(mine["total"], 1);
-    let (status, _) = app.post_json(&format!("/api/chat/session/{sid}/assign-agent"), Some(&owner), json!({})).await;
-    assert_eq!(status, StatusCode::CONFLICT, "already taken");
+    let (status, again) = app.post_json(&format!("/api/chat/session/{sid}/assign-agent"), Some(&owner), json!({})).await;
+    assert_eq!((status, again["session"]["_id"].clone()), (StatusCode::OK, taken["session"]["_id"].clone()), "the taker asking again still has it");
+    let (status, _) = app.post_json(&format!("/api/chat/session/{sid}/assign-agent"), Some(&agent), json!({})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "already taken by another agent");
 
     let resolve = format!("/api/chat/session/{sid}/resolve");
     let (status, _) = app.put_json(&resolve, Some(&owner), json!({"rating": 6})).await;

@@ -126,6 +126,13 @@ impl Handler<Take> for BotActor {
                 let _ = msg.reply.send(Err(e.into()));
             }
             Ok((won, session)) => {
+                // The taker already has it (taken over REST with assign-agent, then over the live
+                // channel as the spec's dashboard does, or asked again after a reconnect): the
+                // take stands, and nothing new is announced.
+                if !won && session.assigned_agent_id.as_deref() == Some(msg.agent_id.as_str()) && session.status != "resolved" {
+                    let _ = msg.reply.send(Ok(TakeOutcome { won: true, session: Arc::new(session) }));
+                    return;
+                }
                 let view = Arc::new(session);
                 let taken_by = view.assigned_agent_id.clone().unwrap_or_default();
                 let taken_name = view.assigned_agent_name.clone().unwrap_or_default();

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use parley_engine::chat::events::SessionList;
 use parley_engine::chat::{EngineError, Outgoing, ServerEvent, VisitorMessage, Who};
 use parley_store::chat::{CustomerInfo, SessionFilter};
+use serde::de::IgnoredAny;
 use serde::Deserialize;
 
 use super::args::Args;
@@ -65,6 +66,10 @@ struct BotArgs {
 #[serde(rename_all = "camelCase")]
 struct JoinSession {
     session_id: String,
+    /// The old client's second argument (`join-session (sessionId, botId)`). The session knows
+    /// its bot; this only keeps the position, so `afterSeq` can follow it.
+    #[serde(default, rename = "botId")]
+    _bot_id: Option<IgnoredAny>,
     /// Only messages after this one (a reconnected client fills what it missed).
     #[serde(default)]
     after_seq: Option<i64>,
@@ -171,6 +176,11 @@ struct SendMessage {
     session_id: String,
     #[serde(default)]
     message: Option<String>,
+    /// The old client's third argument (`send-message (sessionId, message, isAgent)`). Who is
+    /// an agent is known from the caller's token, never from this flag; it only keeps the
+    /// position.
+    #[serde(default, rename = "isAgent")]
+    _is_agent: Option<IgnoredAny>,
     /// The same as `message`, by its other name.
     #[serde(default)]
     text: Option<String>,
