@@ -168,11 +168,22 @@ test("owner: a visitor's lead arrives live; create, filter, sort, status, edit, 
   assert.equal(selected.text.split("\r\n").filter(Boolean).length, 2, selected.text);
   await page.getByRole("button", { name: "Clear Selection" }).click();
 
-  // View conversation: a new tab on /botchat with that conversation open.
-  const [tab] = await Promise.all([context.waitForEvent("page"), vic.getByRole("link", { name: "View conversation of Vic Visitor" }).click()]);
+  // View conversation: spec 1's link, /chat?id={botId}&session={sessionId}, in a new tab; the chat
+  // page sends this signed-in browser on to /botchat with that conversation open.
+  const link = vic.getByRole("link", { name: "View conversation of Vic Visitor" });
+  const href = await link.getAttribute("href");
+  assert.match(href, new RegExp(`^/chat\\?id=${botId}&session=[^&]+$`), href);
+  const [tab] = await Promise.all([context.waitForEvent("page"), link.click()]);
   await tab.waitForURL(/\/botchat\?session=/);
   await tab.getByRole("region", { name: "Conversation" }).getByText("How long does shipping take?").first().waitFor({ timeout: 10000 });
   await tab.close();
+  // A browser not signed in to the dashboard gets the bot's visitor chat at the same address.
+  const stranger = await browser.newContext();
+  const strangerPage = await stranger.newPage();
+  await strangerPage.goto(server.base + href);
+  await strangerPage.getByLabel("Type your message").waitFor({ timeout: 10000 });
+  assert.match(strangerPage.url(), /\/chat\?id=/);
+  await stranger.close();
 
   // Delete, after the confirmation.
   await rows(page).filter({ hasText: "Zed Zulu" }).getByRole("button", { name: "Delete lead Zed Zulu" }).click();

@@ -16,6 +16,7 @@ on_both_backends!(
     a_bots_budget_for_new_conversations_pauses_them_and_tells_its_owner,
     huge_page_numbers_give_an_empty_page,
     the_visitor_sees_their_session_without_the_teams_fields,
+    without_a_bot_the_session_list_holds_every_bot_the_caller_works_on,
 );
 
 async fn visitor_chat_and_the_dashboards_session_calls(backend: parley_store::Backend) {
@@ -260,4 +261,50 @@ async fn the_visitor_sees_their_session_without_the_teams_fields(backend: parley
     let (_, seen) = as_visitor().await;
     assert_eq!(seen["session"]["status"], "resolved");
     assert!(!seen.to_string().contains("voucher"), "the notes reached the visitor: {seen}");
+}
+
+/// Spec 2 calls `GET /sessions` with no bot: the caller's sessions on every bot they own or are an
+/// active member of, each naming its bot, and nobody else's.
+async fn without_a_bot_the_session_list_holds_every_bot_the_caller_works_on(backend: parley_store::Backend) {
+    let app = TestApp::spawn_with(backend, |s| s.billing.default_plan = "enterprise".into()).await;
+    let (owner, _) = app.signup("owner@x.co").await;
+    let (member, _) = app.signup("member@x.co").await;
+    let (loner, _) = app.signup("loner@x.co").await;
+    let shop = app.create_bot(&owner, "Shop").await;
+    let desk = app.create_bot(&owner, "Desk").await;
+    let elsewhere = app.create_bot(&member, "Elsewhere").await;
+    let store = app.db.open().await.unwrap();
+    let owner_id = store.user_by_email("owner@x.co").await.unwrap().unwrap().id;
+    let invite = store.invite_member(&desk, "member@x.co", Role::Agent, &owner_id).await.unwrap();
+    store.respond_invitation(&invite.id, &store.user_by_email("member@x.co").await.unwrap().unwrap(), true).await.unwrap();
+    for (bot, text) in [(&shop, "About my order"), (&desk, "Help with login"), (&elsewhere, "Opening hours?")] {
+        let (status, body) = app.post_json("/api/chat", None, json!({"botId": bot, "message": text})).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+
+    let titles = |list: &serde_json::Value| {
+        let mut t: Vec<(String, String)> = list["sessions"].as_array().unwrap().iter().map(|s| (s["botId"].as_str().unwrap().to_string(), s["title"].as_str().unwrap().to_string())).collect();
+        t.sort();
+        t
+    };
+    let mut want = vec![(shop.clone(), "About my order".to_string()), (desk.clone(), "Help with login".to_string())];
+    want.sort();
+    let (status, list) = app.get("/api/sessions", Some(&owner)).await;
+    assert_eq!((status, list["total"].clone()), (StatusCode::OK, json!(2)), "{list}");
+    assert_eq!(titles(&list), want);
+
+    // A member sees the bot they were invited to beside their own, not the owner's other bot.
+    let (_, list) = app.get("/api/sessions?botId=", Some(&member)).await;
+    let mut want = vec![(desk.clone(), "Help with login".to_string()), (elsewhere.clone(), "Opening hours?".to_string())];
+    want.sort();
+    assert_eq!(titles(&list), want);
+    let (_, searched) = app.get("/api/sessions?q=LOGIN", Some(&member)).await;
+    assert_eq!(titles(&searched), vec![(desk.clone(), "Help with login".to_string())]);
+    let (_, paged) = app.get("/api/sessions?limit=1&page=2", Some(&member)).await;
+    assert_eq!((paged["total"].clone(), paged["sessions"].as_array().unwrap().len()), (json!(2), 1));
+
+    let (status, empty) = app.get("/api/sessions", Some(&loner)).await;
+    assert_eq!((status, empty["total"].clone(), empty["sessions"].clone()), (StatusCode::OK, json!(0), json!([])));
+    let (status, _) = app.get("/api/sessions", None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
 }

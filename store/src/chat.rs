@@ -227,13 +227,31 @@ impl Store {
         offset: i64,
         limit: i64,
     ) -> StoreResult<(Vec<ChatSession>, i64)> {
+        self.sessions_of_bots(&[bot_id.to_string()], filter, agent_id, title_search, flags, offset, limit).await
+    }
+
+    /// As [`Self::sessions_of_bot`], over several bots at once (a member's whole inbox).
+    #[allow(clippy::too_many_arguments)]
+    pub async fn sessions_of_bots(
+        &self,
+        bot_ids: &[String],
+        filter: SessionFilter,
+        agent_id: Option<&str>,
+        title_search: Option<&str>,
+        flags: FlagFilter,
+        offset: i64,
+        limit: i64,
+    ) -> StoreResult<(Vec<ChatSession>, i64)> {
+        if bot_ids.is_empty() {
+            return Ok((Vec::new(), 0));
+        }
         self.counters_current().await;
         let agent = agent_id.unwrap_or_default().to_string();
         let pattern = title_search.map(str::trim).filter(|t| !t.is_empty()).map(contains_pattern);
         // The boxed query is built inside each backend's arm: a boxed query is tied to one backend.
         db_run!(self, |conn| {
             let query = || {
-                let mut q = chat_sessions::table.filter(chat_sessions::bot_id.eq(bot_id.to_string())).into_boxed();
+                let mut q = chat_sessions::table.filter(chat_sessions::bot_id.eq_any(bot_ids.to_vec())).into_boxed();
                 match filter {
                     SessionFilter::All => {}
                     SessionFilter::Open => q = q.filter(chat_sessions::status.ne("resolved")),

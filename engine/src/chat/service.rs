@@ -586,6 +586,14 @@ impl Engine {
         Ok(self.store.sessions_of_bot(bot_id, filter, agent, title_search, flags, offset, limit).await?)
     }
 
+    /// Sessions of every bot the user owns or is an active member of, in one list.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn sessions_of_all_bots(&self, user_id: &str, filter: SessionFilter, title_search: Option<&str>, flags: FlagFilter, offset: i64, limit: i64) -> Result<(Vec<ChatSession>, i64), EngineError> {
+        let bots = self.store.visible_bot_ids(user_id).await?;
+        let agent = (filter == SessionFilter::AssignedTo).then_some(user_id);
+        Ok(self.store.sessions_of_bots(&bots, filter, agent, title_search, flags, offset, limit).await?)
+    }
+
     /// Pins or stars a session (the team's own marks, shared by the team). Whoever works on the
     /// bot's conversations may mark them: editors and the support roles; a viewer only reads.
     /// Saved, then the session's members and the bot's agents hear it, as for a status change.

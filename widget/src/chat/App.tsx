@@ -11,16 +11,10 @@ import { scopedCustomCss } from '../shared/customCss';
 import { HOOKS, KEYFRAMES, chatLook, footer, handoffIntro, headerTitle, lookVars, suggestedQuestions, waitingText } from '../shared/look';
 import { httpTransport } from './transport';
 import { useBotStatus } from './liveStatus';
+import { isEmbedded } from './frame';
 
 // The visitor chat page (/chat?id={botId}, also inside the widget's iframe).
 
-const embedded = () => {
-  try {
-    return window.parent !== window;
-  } catch {
-    return true;
-  }
-};
 
 interface Props {
   search?: string;
@@ -77,7 +71,7 @@ function Header({ theme, agentName }: { theme: ChatTheme; agentName: string | nu
         <h1>{title}</h1>
         <p>{agentName ? 'Human agent' : theme.headerSubtitle}</p>
       </div>
-      {embedded() && (
+      {isEmbedded() && (
         <button type="button" className="close" aria-label="Close chat" onClick={() => window.parent.postMessage('CHATBOT', '*')}>
           ×
         </button>

@@ -37,34 +37,40 @@ fn page_of(q: &ListQuery) -> (i64, i64, i64) {
     (w.page, w.limit, w.offset)
 }
 
-async fn listing(state: &AppState, user: &parley_store::models::User, bot_id: &str, filter: SessionFilter, q: &ListQuery) -> ApiResult<HttpResponse> {
+/// A page of sessions: of one bot, or (`bot_id` `None`) of every bot the user works on.
+async fn listing(state: &AppState, user: &parley_store::models::User, bot_id: Option<&str>, filter: SessionFilter, q: &ListQuery) -> ApiResult<HttpResponse> {
     let (page, limit, offset) = page_of(q);
     let flags = FlagFilter { pinned: q.pinned, starred: q.starred };
-    let (sessions, total) = state.engine.sessions(&user.id, bot_id, filter, q.q.as_deref(), flags, offset, limit).await?;
+    let search = q.q.as_deref();
+    let (sessions, total) = match bot_id {
+        Some(bot_id) => state.engine.sessions(&user.id, bot_id, filter, search, flags, offset, limit).await?,
+        None => state.engine.sessions_of_all_bots(&user.id, filter, search, flags, offset, limit).await?,
+    };
     Ok(HttpResponse::Ok().json(json!({"sessions": Sessions(&sessions), "total": total, "page": page, "limit": limit})))
 }
 
 /// `GET /api/sessions?botId=&page=&limit=&q=&pinned=&starred=`: pinned sessions first, then the
-/// newest activity.
-#[utoipa::path(get, path = "/api/sessions", tag = "sessions", security(("bearer" = [])), params(ListQuery), responses((status = 200, description = "A page of the bot's sessions, pinned ones first", body = replies::SessionsPage), ApiErrors))]
+/// newest activity. Without `botId` (as spec 2 calls it), the sessions of every bot the caller
+/// owns or is a member of; each names its `botId`.
+#[utoipa::path(get, path = "/api/sessions", tag = "sessions", security(("bearer" = [])), params(ListQuery), responses((status = 200, description = "A page of the bot's sessions (or, without botId, of all the caller's bots), pinned ones first", body = replies::SessionsPage), ApiErrors))]
 pub async fn list(state: web::Data<AppState>, AuthUser(user): AuthUser, q: web::Query<ListQuery>) -> ApiResult<HttpResponse> {
-    let bot_id = q.bot_id.clone().filter(|b| !b.is_empty()).ok_or_else(|| ApiError::validation("botId is required"))?;
-    listing(&state, &user, &bot_id, SessionFilter::All, &q).await
+    let bot_id = q.bot_id.as_deref().filter(|b| !b.is_empty());
+    listing(&state, &user, bot_id, SessionFilter::All, &q).await
 }
 
 #[utoipa::path(get, path = "/api/chat/bot/{bot_id}/support-sessions", tag = "sessions", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id"), ListQuery), responses((status = 200, description = "Waiting for an agent", body = replies::SessionsPage), ApiErrors))]
 pub async fn support_sessions(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<String>, q: web::Query<ListQuery>) -> ApiResult<HttpResponse> {
-    listing(&state, &user, &path, SessionFilter::SupportQueue, &q).await
+    listing(&state, &user, Some(&path), SessionFilter::SupportQueue, &q).await
 }
 
 #[utoipa::path(get, path = "/api/chat/bot/{bot_id}/agent-sessions", tag = "sessions", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id"), ListQuery), responses((status = 200, description = "Assigned to the caller", body = replies::SessionsPage), ApiErrors))]
 pub async fn agent_sessions(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<String>, q: web::Query<ListQuery>) -> ApiResult<HttpResponse> {
-    listing(&state, &user, &path, SessionFilter::AssignedTo, &q).await
+    listing(&state, &user, Some(&path), SessionFilter::AssignedTo, &q).await
 }
 
 #[utoipa::path(get, path = "/api/chat/bot/{bot_id}/all-sessions", tag = "sessions", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id"), ListQuery), responses((status = 200, description = "Open sessions", body = replies::SessionsPage), ApiErrors))]
 pub async fn all_sessions(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<String>, q: web::Query<ListQuery>) -> ApiResult<HttpResponse> {
-    listing(&state, &user, &path, SessionFilter::Open, &q).await
+    listing(&state, &user, Some(&path), SessionFilter::Open, &q).await
 }
 
 /// `GET /api/chat/get-chat-session/{id}`: a member of the bot, or the session's visitor (with

@@ -52,7 +52,7 @@ describe('Leads page', () => {
     expect(within(ann).getByTestId('lead-source')).toHaveTextContent('website chat');
     expect(within(ann).getByText('Session abcdef')).toBeInTheDocument();
     expect(within(ann).getByText('Assigned to Grace')).toBeInTheDocument();
-    expect(within(ann).getByRole('link', { name: 'View conversation of Ann' })).toHaveAttribute('href', '/botchat?session=sess-00abcdef&botId=b1');
+    expect(within(ann).getByRole('link', { name: 'View conversation of Ann' })).toHaveAttribute('href', '/chat?id=b1&session=sess-00abcdef');
     expect(within(anon).getByText('No contact info')).toBeInTheDocument();
     expect(within(anon).getByTestId('lead-score')).toHaveTextContent('50');
     expect(within(anon).getByTestId('lead-score')).toHaveAttribute('data-colour', 'yellow');

@@ -19,10 +19,14 @@ interface Props {
   onDelete: (lead: Lead) => void;
 }
 
-/** The conversation, in a new tab, in the bot's conversation screen. */
+/**
+ * The conversation, in a new tab: spec 1's link, /chat?id={botId}&session={sessionId}. The chat
+ * page sends a browser signed in here on to the bot's conversation screen (/botchat), which checks
+ * the member's role (widget/src/chat/teamLink.ts).
+ */
 export function conversationUrl(lead: Pick<Lead, 'botId' | 'sessionId'>): string | null {
   if (!lead.sessionId) return null;
-  return `/botchat?session=${encodeURIComponent(lead.sessionId)}&botId=${encodeURIComponent(lead.botId)}`;
+  return `/chat?id=${encodeURIComponent(lead.botId)}&session=${encodeURIComponent(lead.sessionId)}`;
 }
 
 const who = (l: Lead) => l.name || l.email || 'lead';
