@@ -420,7 +420,7 @@ async fn visitor_details_and_transfer_reasons_have_length_caps(backend: Backend)
         let first = w.engine.visitor_message(VisitorMessage { bot_id: w.bot_id.clone(), text: "hi".into(), lead: Some(info.clone()), ..Default::default() }).await;
         assert_eq!(first.map(|_| ()).map_err(|e| e.to_string()), Err(said.to_string()));
     }
-    let (sessions, total) = w.store.sessions_of_bot(&w.bot_id, parley_store::chat::SessionFilter::All, None, None, Default::default(), 0, 10).await.unwrap();
+    let (sessions, total) = w.store.sessions_of_bots(&[w.bot_id.clone()], parley_store::chat::SessionFilter::All, None, None, Default::default(), 0, 10).await.unwrap();
     assert!(sessions.is_empty() && total == 0, "a refused first message started nothing");
 
     let sid = say(&w, None, "hi").await.session_id;
@@ -482,7 +482,7 @@ async fn limits_are_enforced_before_anything_is_saved(backend: Backend) {
         .unwrap_err();
     assert_eq!(err.to_string(), "Message is too long (501 characters; the limit is 500)");
     assert!(matches!(w.engine.visitor_message(VisitorMessage { bot_id: w.bot_id.clone(), text: "   ".into(), ..Default::default() }).await, Err(EngineError::Invalid(_))));
-    let (sessions, total) = w.store.sessions_of_bot(&w.bot_id, parley_store::chat::SessionFilter::All, None, None, Default::default(), 0, 10).await.unwrap();
+    let (sessions, total) = w.store.sessions_of_bots(&[w.bot_id.clone()], parley_store::chat::SessionFilter::All, None, None, Default::default(), 0, 10).await.unwrap();
     assert!(sessions.is_empty() && total == 0, "refused messages left no session");
     w.store.update_bot(&w.bot_id, parley_store::bots::BotUpdate { status: Some("inactive".into()), ..Default::default() }).await.unwrap();
     // The bot routes tell the engine after every change (its live settings are cached).

@@ -213,24 +213,9 @@ impl Store {
         })
     }
 
-    /// A page of a bot's sessions (the whole list: pinned ones first), newest activity first, and the total
-    /// count. `title_search` keeps the sessions whose title contains it (any case); `flags`
+    /// A page of the sessions of some bots (one bot's, or a member's whole inbox; the whole list
+    /// has pinned ones first), newest activity first, and the total count. `title_search` keeps the sessions whose title contains it (any case); `flags`
     /// keeps those pinned or starred (or not) as asked.
-    #[allow(clippy::too_many_arguments)]
-    pub async fn sessions_of_bot(
-        &self,
-        bot_id: &str,
-        filter: SessionFilter,
-        agent_id: Option<&str>,
-        title_search: Option<&str>,
-        flags: FlagFilter,
-        offset: i64,
-        limit: i64,
-    ) -> StoreResult<(Vec<ChatSession>, i64)> {
-        self.sessions_of_bots(&[bot_id.to_string()], filter, agent_id, title_search, flags, offset, limit).await
-    }
-
-    /// As [`Self::sessions_of_bot`], over several bots at once (a member's whole inbox).
     #[allow(clippy::too_many_arguments)]
     pub async fn sessions_of_bots(
         &self,

@@ -174,6 +174,6 @@ impl Handler<ListAgents> for BotActor {
 
 /// The bot's support queue, newest request first.
 pub async fn support_queue(store: &Store, bot_id: &str) -> Result<SessionList, EngineError> {
-    let (sessions, _) = store.sessions_of_bot(bot_id, SessionFilter::SupportQueue, None, None, Default::default(), 0, 500).await?;
+    let (sessions, _) = store.sessions_of_bots(&[bot_id.to_string()], SessionFilter::SupportQueue, None, None, Default::default(), 0, 500).await?;
     Ok(sessions.into())
 }

@@ -583,7 +583,7 @@ impl Engine {
     pub async fn sessions(&self, user_id: &str, bot_id: &str, filter: SessionFilter, title_search: Option<&str>, flags: FlagFilter, offset: i64, limit: i64) -> Result<(Vec<ChatSession>, i64), EngineError> {
         self.member_role(user_id, bot_id).await?;
         let agent = (filter == SessionFilter::AssignedTo).then_some(user_id);
-        Ok(self.store.sessions_of_bot(bot_id, filter, agent, title_search, flags, offset, limit).await?)
+        Ok(self.store.sessions_of_bots(&[bot_id.to_string()], filter, agent, title_search, flags, offset, limit).await?)
     }
 
     /// Sessions of every bot the user owns or is an active member of, in one list.
