@@ -12,15 +12,6 @@ use support::{message, TestApp};
 
 on_both_backends!(the_active_switch_takes_visitors_offline_and_back, sessions_are_pinned_and_starred_by_the_team);
 
-/// Signs `email` up and seats them on `bot` with `role`.
-async fn member(app: &TestApp, bot: &str, owner_email: &str, email: &str, role: Role) -> String {
-    let (token, _) = app.signup(email).await;
-    let store = app.db.open().await.unwrap();
-    let owner_id = store.user_by_email(owner_email).await.unwrap().unwrap().id;
-    let invite = store.invite_member(bot, email, role, &owner_id).await.unwrap();
-    store.respond_invitation(&invite.id, &store.user_by_email(email).await.unwrap().unwrap(), true).await.unwrap();
-    token
-}
 
 async fn status_of(app: &TestApp, bot: &str) -> Value {
     let (status, theme) = app.get(&format!("/api/bots/{bot}/theme"), None).await;
@@ -32,9 +23,9 @@ async fn the_active_switch_takes_visitors_offline_and_back(backend: parley_store
     let app = TestApp::spawn_with(backend, |s| s.billing.default_plan = "enterprise".into()).await;
     let (owner, _) = app.signup("owner@x.co").await;
     let bot = app.create_bot(&owner, "Switchy").await;
-    let editor = member(&app, &bot, "owner@x.co", "editor@x.co", Role::Editor).await;
-    let viewer = member(&app, &bot, "owner@x.co", "viewer@x.co", Role::Viewer).await;
-    let agent = member(&app, &bot, "owner@x.co", "agent@x.co", Role::Agent).await;
+    let editor = app.member(&bot, "owner@x.co", "editor@x.co", Role::Editor).await;
+    let viewer = app.member(&bot, "owner@x.co", "viewer@x.co", Role::Viewer).await;
+    let agent = app.member(&bot, "owner@x.co", "agent@x.co", Role::Agent).await;
     let (stranger, _) = app.signup("stranger@x.co").await;
     let path = format!("/api/bots/{bot}");
 
@@ -78,9 +69,9 @@ async fn sessions_are_pinned_and_starred_by_the_team(backend: parley_store::Back
     let app = TestApp::spawn_with(backend, |s| s.billing.default_plan = "enterprise".into()).await;
     let (owner, _) = app.signup("owner@x.co").await;
     let bot = app.create_bot(&owner, "Marks").await;
-    let editor = member(&app, &bot, "owner@x.co", "editor@x.co", Role::Editor).await;
-    let agent = member(&app, &bot, "owner@x.co", "agent@x.co", Role::Agent).await;
-    let viewer = member(&app, &bot, "owner@x.co", "viewer@x.co", Role::Viewer).await;
+    let editor = app.member(&bot, "owner@x.co", "editor@x.co", Role::Editor).await;
+    let agent = app.member(&bot, "owner@x.co", "agent@x.co", Role::Agent).await;
+    let viewer = app.member(&bot, "owner@x.co", "viewer@x.co", Role::Viewer).await;
     let (stranger, _) = app.signup("stranger@x.co").await;
     let other_bot = app.create_bot(&stranger, "Elsewhere").await;
 

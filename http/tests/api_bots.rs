@@ -215,12 +215,8 @@ async fn another_teams_bot_is_404_and_roles_are_enforced(backend: parley_store::
     let (_, hidden) = app.get(&path, Some(&stranger)).await;
     assert_eq!(missing, hidden, "a hidden bot looks exactly like a missing one");
 
-    let store = app.db.open().await.unwrap();
-    let owner_id = store.user_by_email("owner@x.co").await.unwrap().unwrap().id;
     for (email, role) in [("viewer@x.co", Role::Viewer), ("editor@x.co", Role::Editor)] {
-        let member = store.invite_member(&bot, email, role, &owner_id).await.unwrap();
-        let user = store.user_by_email(email).await.unwrap().unwrap();
-        store.respond_invitation(&member.id, &user, true).await.unwrap();
+        app.seat(&bot, "owner@x.co", email, role).await;
     }
     let (status, body) = app.get(&path, Some(&viewer)).await;
     assert_eq!((status, body["bot"]["role"].clone()), (StatusCode::OK, json!("viewer")));

@@ -25,13 +25,8 @@ async fn visitor_chat_and_the_dashboards_session_calls(backend: parley_store::Ba
     let (viewer, _) = app.signup("viewer@x.co").await;
     let (stranger, _) = app.signup("stranger@x.co").await;
     let bot = app.create_bot(&owner, "Chatty").await;
-    let store = app.db.open().await.unwrap();
-    let owner_id = store.user_by_email("owner@x.co").await.unwrap().unwrap().id;
-    let invite = store.invite_member(&bot, "viewer@x.co", Role::Viewer, &owner_id).await.unwrap();
-    store.respond_invitation(&invite.id, &store.user_by_email("viewer@x.co").await.unwrap().unwrap(), true).await.unwrap();
-    let (agent, _) = app.signup("agent@x.co").await;
-    let invite = store.invite_member(&bot, "agent@x.co", Role::Agent, &owner_id).await.unwrap();
-    store.respond_invitation(&invite.id, &store.user_by_email("agent@x.co").await.unwrap().unwrap(), true).await.unwrap();
+    app.seat(&bot, "owner@x.co", "viewer@x.co", Role::Viewer).await;
+    let agent = app.member(&bot, "owner@x.co", "agent@x.co", Role::Agent).await;
 
     let (status, first) = app.post_json("/api/chat", None, json!({"botId": bot, "message": "Hello there"})).await;
     assert_eq!(status, StatusCode::OK, "{first}");
@@ -273,10 +268,7 @@ async fn without_a_bot_the_session_list_holds_every_bot_the_caller_works_on(back
     let shop = app.create_bot(&owner, "Shop").await;
     let desk = app.create_bot(&owner, "Desk").await;
     let elsewhere = app.create_bot(&member, "Elsewhere").await;
-    let store = app.db.open().await.unwrap();
-    let owner_id = store.user_by_email("owner@x.co").await.unwrap().unwrap().id;
-    let invite = store.invite_member(&desk, "member@x.co", Role::Agent, &owner_id).await.unwrap();
-    store.respond_invitation(&invite.id, &store.user_by_email("member@x.co").await.unwrap().unwrap(), true).await.unwrap();
+    app.seat(&desk, "owner@x.co", "member@x.co", Role::Agent).await;
     for (bot, text) in [(&shop, "About my order"), (&desk, "Help with login"), (&elsewhere, "Opening hours?")] {
         let (status, body) = app.post_json("/api/chat", None, json!({"botId": bot, "message": text})).await;
         assert_eq!(status, StatusCode::OK, "{body}");

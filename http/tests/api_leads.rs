@@ -26,10 +26,7 @@ async fn a_visitors_details_become_the_bots_lead(backend: parley_store::Backend)
     let (viewer, _) = app.signup("viewer@x.co").await;
     let (stranger, _) = app.signup("stranger@x.co").await;
     let bot = app.create_bot(&owner, "Shop").await;
-    let store = app.db.open().await.unwrap();
-    let owner_id = store.user_by_email("owner@x.co").await.unwrap().unwrap().id;
-    let invite = store.invite_member(&bot, "viewer@x.co", Role::Viewer, &owner_id).await.unwrap();
-    store.respond_invitation(&invite.id, &store.user_by_email("viewer@x.co").await.unwrap().unwrap(), true).await.unwrap();
+    app.seat(&bot, "owner@x.co", "viewer@x.co", Role::Viewer).await;
     let leads = format!("/api/bots/{bot}/leads");
 
     // A message without details saves no lead.
@@ -80,15 +77,6 @@ async fn a_visitors_details_become_the_bots_lead(backend: parley_store::Backend)
     assert_eq!((page["leads"].as_array().unwrap().len(), page["total"].as_i64()), (0, Some(1)));
 }
 
-/// Puts `email` on the bot's team with `role` (active); returns their token.
-async fn member(app: &TestApp, bot: &str, owner_email: &str, email: &str, role: Role) -> String {
-    let (token, _) = app.signup(email).await;
-    let store = app.db.open().await.unwrap();
-    let owner = store.user_by_email(owner_email).await.unwrap().unwrap();
-    let invite = store.invite_member(bot, email, role, &owner.id).await.unwrap();
-    store.respond_invitation(&invite.id, &store.user_by_email(email).await.unwrap().unwrap(), true).await.unwrap();
-    token
-}
 
 async fn new_lead(app: &TestApp, token: &str, body: serde_json::Value) -> serde_json::Value {
     let (status, created) = app.post_json("/api/leads", Some(token), body).await;
@@ -160,10 +148,10 @@ async fn each_role_does_what_spec_1_allows(backend: parley_store::Backend) {
     let (owner, _) = app.signup("owner@x.co").await;
     let (stranger, _) = app.signup("stranger@x.co").await;
     let bot = app.create_bot(&owner, "Shop").await;
-    let admin = member(&app, &bot, "owner@x.co", "admin@x.co", Role::Admin).await;
-    let editor = member(&app, &bot, "owner@x.co", "editor@x.co", Role::Editor).await;
-    let viewer = member(&app, &bot, "owner@x.co", "viewer@x.co", Role::Viewer).await;
-    let agent = member(&app, &bot, "owner@x.co", "agent@x.co", Role::Agent).await;
+    let admin = app.member(&bot, "owner@x.co", "admin@x.co", Role::Admin).await;
+    let editor = app.member(&bot, "owner@x.co", "editor@x.co", Role::Editor).await;
+    let viewer = app.member(&bot, "owner@x.co", "viewer@x.co", Role::Viewer).await;
+    let agent = app.member(&bot, "owner@x.co", "agent@x.co", Role::Agent).await;
     let lead = new_lead(&app, &admin, json!({"botId": bot, "name": "Dee"})).await;
     let id = lead["_id"].as_str().unwrap().to_string();
     let (path, status_path) = (format!("/api/leads/{id}"), format!("/api/leads/{id}/status"));
@@ -307,7 +295,7 @@ async fn the_export_streams_csv_and_json(backend: parley_store::Backend) {
     let (owner, _) = app.signup("owner@x.co").await;
     let (stranger, _) = app.signup("stranger@x.co").await;
     let bot = app.create_bot(&owner, "Shop").await;
-    let viewer = member(&app, &bot, "owner@x.co", "viewer@x.co", Role::Viewer).await;
+    let viewer = app.member(&bot, "owner@x.co", "viewer@x.co", Role::Viewer).await;
     let evil = new_lead(&app, &owner, json!({"botId": bot, "name": "=HYPERLINK(\"http://x.example\",\"click\")", "company": "Smith, Jones & \"Co\"", "phone": "+44 1", "notes": "line one\nline two", "tags": ["a", "b"], "status": "qualified"})).await;
     new_lead(&app, &owner, json!({"botId": bot, "name": "Zoë Ü", "email": "zoe@x.example"})).await;
     // More than one page of the stream, so the keyset continues across pages.
@@ -363,7 +351,7 @@ async fn the_team_hears_of_a_new_lead_live(backend: parley_store::Backend) {
     let (owner, _) = app.signup("owner@x.co").await;
     let (stranger, _) = app.signup("stranger@x.co").await;
     let bot = app.create_bot(&owner, "Shop").await;
-    let viewer = member(&app, &bot, "owner@x.co", "viewer@x.co", Role::Viewer).await;
+    let viewer = app.member(&bot, "owner@x.co", "viewer@x.co", Role::Viewer).await;
     // Connected, on no particular screen: no join of any kind.
     let mut member_socket = SioClient::connect(&app, json!({"token": viewer})).await;
     let mut stranger_socket = SioClient::connect(&app, json!({"token": stranger})).await;

@@ -9,7 +9,7 @@ pub mod smtp;
 use parley_config::Settings;
 use parley_http::app::Application;
 use parley_store::testing::TestDb;
-use parley_store::Backend;
+use parley_store::{Backend, Role};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -145,6 +145,23 @@ impl TestApp {
         let (status, body) = self.post_form("/api/bots", token, form).await;
         assert_eq!(status, StatusCode::CREATED, "{body}");
         body["bot"]["_id"].as_str().expect("bot id").to_string()
+    }
+
+    /// Seats `email` (signed up already) on `bot`'s team with `role`: invited by the owner,
+    /// accepted, active.
+    pub async fn seat(&self, bot: &str, owner_email: &str, email: &str, role: Role) {
+        let store = self.db.open().await.expect("store");
+        let owner = store.user_by_email(owner_email).await.expect("owner lookup").expect("owner");
+        let invite = store.invite_member(bot, email, role, &owner.id).await.expect("invite");
+        let user = store.user_by_email(email).await.expect("member lookup").expect("member");
+        store.respond_invitation(&invite.id, &user, true).await.expect("accept");
+    }
+
+    /// Signs `email` up and seats them on `bot` with `role`; returns their token.
+    pub async fn member(&self, bot: &str, owner_email: &str, email: &str, role: Role) -> String {
+        let (token, _) = self.signup(email).await;
+        self.seat(bot, owner_email, email, role).await;
+        token
     }
 }
 
