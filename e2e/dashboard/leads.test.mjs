@@ -163,7 +163,7 @@ test("owner: a visitor's lead arrives live; create, filter, sort, status, edit, 
 
   // Export Selected: only the ticked rows.
   await ann.getByRole("checkbox").check();
-  await page.getByTestId("selection-bar").getByText("1 lead selected").waitFor();
+  await page.getByTestId("selection-bar").getByText("1 lead(s) selected").waitFor();
   const selected = await download(page, () => page.getByRole("button", { name: "Export Selected" }).click());
   assert.equal(selected.text.split("\r\n").filter(Boolean).length, 2, selected.text);
   await page.getByRole("button", { name: "Clear Selection" }).click();

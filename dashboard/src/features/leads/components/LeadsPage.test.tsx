@@ -69,7 +69,7 @@ describe('Leads page', () => {
     render(<LeadsPage />);
     await screen.findAllByTestId('lead-row');
     await userEvent.click(screen.getByRole('checkbox', { name: 'Select all leads' }));
-    expect(screen.getByTestId('selection-bar')).toHaveTextContent('2 leads selected');
+    expect(screen.getByTestId('selection-bar')).toHaveTextContent('2 lead(s) selected');
     await userEvent.click(screen.getByRole('button', { name: 'Clear Selection' }));
     expect(screen.queryByTestId('selection-bar')).toBeNull();
   });

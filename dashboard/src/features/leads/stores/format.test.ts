@@ -72,8 +72,8 @@ describe('filters and selection', () => {
     expect(toggleAll(['a'], rows)).toEqual(['a', 'b']);
     expect(toggleAll(['a', 'b', 'z'], rows)).toEqual(['z']);
     expect(toggleOne(['a'], 'a')).toEqual([]);
-    expect(selectionLabel(1)).toBe('1 lead selected');
-    expect(selectionLabel(3)).toBe('3 leads selected');
+    expect(selectionLabel(1)).toBe('1 lead(s) selected');
+    expect(selectionLabel(3)).toBe('3 lead(s) selected');
   });
 
   it("sends only the filters that narrow ('all' and blanks left out)", () => {

@@ -99,8 +99,9 @@ export function toggleOne(selected: readonly string[], id: string): string[] {
   return selected.includes(id) ? selected.filter((s) => s !== id) : [...selected, id];
 }
 
+/** The selection bar's words, as the spec gives them ('{n} lead(s) selected'). */
 export function selectionLabel(n: number): string {
-  return `${n} lead${n === 1 ? '' : 's'} selected`;
+  return `${n} lead(s) selected`;
 }
 
 export function emptyForm(botId = ''): LeadInput {
