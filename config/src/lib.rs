@@ -48,6 +48,9 @@ pub struct Settings {
     /// SQLite: the longest a saved message waits in the journal before it is committed.
     pub sqlite_journal_apply_ms: u64,
     pub public_url: String,
+    /// Reverse proxies whose X-Forwarded-For names the client (addresses or CIDR ranges,
+    /// comma-separated); see [`Settings::trusted_proxy_nets`].
+    pub trusted_proxies: String,
     /// HTTP worker threads (each an event loop serving connections); 0 = one per core but one.
     pub workers: usize,
     pub auth: AuthSettings,
@@ -344,6 +347,7 @@ impl std::fmt::Debug for Settings {
             .field("sqlite_wal_restart_bytes", &self.sqlite_wal_restart_bytes)
             .field("sqlite_journal_apply_ms", &self.sqlite_journal_apply_ms)
             .field("public_url", &self.public_url)
+            .field("trusted_proxies", &self.trusted_proxies)
             .field("workers", &self.workers)
             .field("auth", &self.auth)
             .field("smtp", &self.smtp)
@@ -510,6 +514,7 @@ impl Settings {
             }
         }
         self.crawler.extra_ports().map_err(|message| ConfigError::Invalid { key: "crawler.allowed_ports", message })?;
+        self.trusted_proxy_nets().map_err(|message| ConfigError::Invalid { key: "trusted_proxies", message })?;
         if self.uploads.max_form_bytes == 0 {
             return Err(ConfigError::Invalid { key: "uploads.max_form_bytes", message: "must be at least 1".into() });
         }
@@ -561,6 +566,22 @@ impl Settings {
         } else {
             self.public_url.trim_end_matches('/').to_string()
         }
+    }
+
+    /// The reverse proxies of `trusted_proxies`: each an address (a one-address range) or a
+    /// CIDR range; or what is wrong with the list.
+    pub fn trusted_proxy_nets(&self) -> Result<Vec<ipnet::IpNet>, String> {
+        self.trusted_proxies
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(|p| {
+                p.parse::<ipnet::IpNet>()
+                    .or_else(|_| p.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+                    .map(|net| net.trunc())
+                    .map_err(|_| format!("{p:?} is not an IP address or a CIDR range (like 10.0.0.0/8)"))
+            })
+            .collect()
     }
 
     /// Where mail goes as files when no SMTP server is configured.
@@ -655,6 +676,21 @@ mod tests {
         assert!(err.to_string().contains("reports.weekly_day"), "{err}");
         let err = Settings::load_from(&env(&[("PARLEY_REPORTS_WEEKLY_HOUR", "24")])).unwrap_err();
         assert!(err.to_string().contains("reports.weekly_hour"), "{err}");
+    }
+
+    #[test]
+    fn trusted_proxies_are_addresses_or_ranges() {
+        let nets = Settings::defaults().unwrap().trusted_proxy_nets().unwrap();
+        let loopback: std::net::IpAddr = [127, 0, 0, 1].into();
+        assert!(nets.iter().any(|n| n.contains(&loopback)), "loopback is trusted by default: {nets:?}");
+        assert!(nets.iter().any(|n| n.contains(&std::net::IpAddr::from(std::net::Ipv6Addr::LOCALHOST))));
+        let s = Settings::load_from(&env(&[("PARLEY_TRUSTED_PROXIES", " 10.1.2.3/8 , 192.168.0.7,, fd00::/8")])).unwrap();
+        let nets: Vec<String> = s.trusted_proxy_nets().unwrap().iter().map(ToString::to_string).collect();
+        assert_eq!(nets, ["10.0.0.0/8", "192.168.0.7/32", "fd00::/8"]);
+        let none = Settings::load_from(&env(&[("PARLEY_TRUSTED_PROXIES", "")])).unwrap();
+        assert!(none.trusted_proxy_nets().unwrap().is_empty());
+        let err = Settings::load_from(&env(&[("PARLEY_TRUSTED_PROXIES", "10.0.0.0/8,proxy.local")])).unwrap_err();
+        assert!(err.to_string().contains("trusted_proxies") && err.to_string().contains("proxy.local"), "{err}");
     }
 
     #[test]

@@ -1,11 +1,12 @@
 // The live channel and the chat call against strangers, with the real socket.io-client: a
 // flooding socket is refused then disconnected while other visitors chat on; oversized text is
-// refused; a stranger cannot leave-as-agent; Engine.IO handshakes are capped per IP and
-// overall; the visitor rate limit keys on the verified conversation; a join racing its
+// refused; a stranger cannot leave-as-agent; Engine.IO handshakes are capped per IP (the
+// client a trusted proxy names) and overall; the visitor rate limit keys on the verified conversation; a join racing its
 // disconnect leaves no phantom agent behind.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { io } from "socket.io-client";
+import WebSocket from "ws";
 import { startParley, api, signup, createBot, addToTeam, until } from "../parley.mjs";
 
 let server;
@@ -175,8 +176,32 @@ test("Engine.IO handshakes are capped per IP and overall", async () => {
     assert.deepEqual(statuses, [200, 200, 200, 429, 429]);
     const refused = await (await handshake(perIp.base)).json();
     assert.match(refused.message, /Too many new connections/);
+    // Behind a reverse proxy on this host (loopback is a trusted proxy by default) each visitor
+    // the proxy names has a budget of its own, over polling and over a WebSocket alike.
+    const forwarded = (client) => fetch(`${perIp.base}/socket.io/?EIO=4&transport=polling`, { headers: { "X-Forwarded-For": client } });
+    assert.equal((await forwarded("198.51.100.7")).status, 200);
+    assert.equal((await forwarded("6.6.6.6, 198.51.100.8")).status, 200, "what the client wrote left of the proxy's entry is ignored");
+    const overWs = (headers) =>
+      new Promise((resolve) => {
+        const ws = new WebSocket(`${perIp.base.replace(/^http/, "ws")}/socket.io/?EIO=4&transport=websocket`, { headers });
+        ws.on("open", () => (ws.close(), resolve(200)));
+        ws.on("unexpected-response", (_req, res) => resolve(res.statusCode));
+        ws.on("error", () => resolve("error"));
+      });
+    assert.equal(await overWs({}), 429, "the proxy's own address has spent its budget");
+    assert.equal(await overWs({ "X-Forwarded-For": "198.51.100.9" }), 200);
   } finally {
     await perIp.stop();
+  }
+  // A peer that is not a trusted proxy cannot pick its address by writing the header.
+  const direct = await startParley({
+    env: { PARLEY_REALTIME_HANDSHAKES_PER_IP_PER_SEC: "0.01", PARLEY_REALTIME_HANDSHAKE_BURST: "1", PARLEY_TRUSTED_PROXIES: "" },
+  });
+  try {
+    const spoofed = (client) => fetch(`${direct.base}/socket.io/?EIO=4&transport=polling`, { headers: { "X-Forwarded-For": client } });
+    assert.deepEqual([(await spoofed("198.51.100.1")).status, (await spoofed("198.51.100.2")).status], [200, 429]);
+  } finally {
+    await direct.stop();
   }
   const capped = await startParley({ env: { PARLEY_REALTIME_MAX_CONNECTIONS: "2", PARLEY_REALTIME_HANDSHAKES_PER_IP_PER_SEC: "0" } });
   try {

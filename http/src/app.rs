@@ -125,6 +125,7 @@ impl Application {
         crate::mail::spawn_sender(&mail, transport, &settings);
         let visitor_limiter = crate::limits::VisitorLimiter::new(settings.realtime.visitor_messages_per_minute, Duration::from_secs(60));
         let (state_auth, state_realtime) = (settings.auth.clone(), settings.realtime.clone());
+        let client_ip = crate::client_ip::ClientIp::from_settings(&settings);
         let state = web::Data::from(Arc::new(AppState {
             engine,
             trainer,
@@ -137,6 +138,7 @@ impl Application {
             hasher,
             auth_throttle: crate::auth::throttle::AuthThrottle::from_settings(&state_auth),
             visitor_limiter,
+            client_ip,
             new_conversations: crate::limits::NewConversations::from_settings(&state_realtime),
             mail,
             demo_bot,

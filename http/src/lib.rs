@@ -5,6 +5,7 @@ pub mod access_log;
 pub mod app;
 pub mod auth;
 pub mod chart_range;
+pub mod client_ip;
 pub mod cli;
 pub mod demo;
 pub mod domain;

@@ -27,6 +27,9 @@ pub struct AppState {
     pub auth_throttle: crate::auth::throttle::AuthThrottle,
     /// Visitor messages per minute, for bots with `enableRateLimit`.
     pub visitor_limiter: crate::limits::VisitorLimiter,
+    /// Who a request comes from (the peer, or the client a trusted proxy names), for the
+    /// per-address budgets.
+    pub client_ip: crate::client_ip::ClientIp,
     /// Budgets for new conversations, per IP and per bot.
     pub new_conversations: crate::limits::NewConversations,
     /// Mail to send (verification, invitations, resets, alerts) and links into this server.

@@ -13,6 +13,7 @@ on_both_backends!(
     visitor_chat_and_the_dashboards_session_calls,
     whitelist_and_rate_limit_are_enforced,
     new_conversations_from_one_address_have_a_budget,
+    behind_a_trusted_proxy_each_visitor_has_a_budget_of_their_own,
     a_bots_budget_for_new_conversations_pauses_them_and_tells_its_owner,
     huge_page_numbers_give_an_empty_page,
     the_visitor_sees_their_session_without_the_teams_fields,
@@ -158,6 +159,45 @@ async fn new_conversations_from_one_address_have_a_budget(backend: parley_store:
     }
     let (_, list) = app.get(&format!("/api/sessions?botId={bot}"), Some(&owner)).await;
     assert_eq!(list["total"], 3, "the refused call started nothing");
+}
+
+/// Behind a reverse proxy every call's peer is the proxy: the per-address budget must count
+/// the visitor the proxy names in X-Forwarded-For (loopback is a trusted proxy by default), and
+/// only when the peer is a trusted proxy.
+async fn behind_a_trusted_proxy_each_visitor_has_a_budget_of_their_own(backend: parley_store::Backend) {
+    let budget = |s: &mut parley_config::Settings| {
+        s.billing.default_plan = "enterprise".into();
+        s.realtime.new_conversations_per_ip_per_hour = 0.001;
+        s.realtime.new_conversation_ip_burst = 2.0;
+    };
+    let app = TestApp::spawn_with(backend, budget).await;
+    let (owner, _) = app.signup("o@x.co").await;
+    let bot = app.create_bot(&owner, "Proxied").await;
+    let start = |app: &TestApp, forwarded: &'static str| {
+        let req = app.client.post(app.url("/api/chat")).header("X-Forwarded-For", forwarded).json(&json!({"botId": bot, "message": "hello"}));
+        async move { req.send().await.unwrap().status() }
+    };
+    assert_eq!(start(&app, "198.51.100.7").await, StatusCode::OK);
+    assert_eq!(start(&app, "198.51.100.7").await, StatusCode::OK);
+    assert_eq!(start(&app, "198.51.100.7").await, StatusCode::TOO_MANY_REQUESTS, "this visitor's budget is spent");
+    assert_eq!(start(&app, "198.51.100.8").await, StatusCode::OK, "another visitor behind the same proxy is not affected");
+    // What a client writes itself stands left of the proxy's entry and is not believed.
+    assert_eq!(start(&app, "198.51.100.9, 198.51.100.7").await, StatusCode::TOO_MANY_REQUESTS);
+
+    // With no trusted proxy the header is ignored: every call here comes from the test's address.
+    let app = TestApp::spawn_with(backend, move |s| {
+        budget(s);
+        s.trusted_proxies = String::new();
+    })
+    .await;
+    let (owner, _) = app.signup("o@x.co").await;
+    let bot = app.create_bot(&owner, "Direct").await;
+    let start = |forwarded: &'static str| {
+        let req = app.client.post(app.url("/api/chat")).header("X-Forwarded-For", forwarded).json(&json!({"botId": bot, "message": "hello"}));
+        async move { req.send().await.unwrap().status() }
+    };
+    let statuses = [start("198.51.100.1").await, start("198.51.100.2").await, start("198.51.100.3").await];
+    assert_eq!(statuses, [StatusCode::OK, StatusCode::OK, StatusCode::TOO_MANY_REQUESTS]);
 }
 
 async fn a_bots_budget_for_new_conversations_pauses_them_and_tells_its_owner(backend: parley_store::Backend) {

@@ -36,7 +36,7 @@ static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
 /// Builds the Socket.IO server for the product.
 pub fn socket_server(state: web::Data<AppState>) -> SocketIo {
-    let io = SocketIo::from_settings(&state.settings.realtime);
+    let io = SocketIo::from_settings(&state.settings);
     let recovery = RecoveryConfig {
         max_disconnection: Duration::from_secs(120),
         max_packets: state.settings.realtime.recovery_max_packets.max(1),

@@ -50,15 +50,10 @@ struct SignupBody {
     name: Option<String>,
 }
 
-/// The caller's address, for the per-IP budget of the sign-in family of routes.
-fn client_ip(req: &HttpRequest) -> Option<std::net::IpAddr> {
-    req.peer_addr().map(|a| a.ip())
-}
-
 /// Creates an account and mails a verification link; answers with a session token.
 #[utoipa::path(post, path = "/api/auth/signup", tag = "auth", request_body = SignupBody, responses((status = 201, description = "Signed up", body = replies::Signed), ApiErrors))]
 async fn signup(state: web::Data<AppState>, req: HttpRequest, body: web::Json<SignupBody>) -> ApiResult<HttpResponse> {
-    state.auth_throttle.attempt_from(client_ip(&req))?;
+    state.auth_throttle.attempt_from(state.client_ip.of(&req))?;
     let email = Email::parse(&body.email)?;
     let password = Password::parse_confirmed(&body.password, &body.confirm_password)?;
     let name = match &body.name {
@@ -93,7 +88,7 @@ struct LoginBody {
 #[utoipa::path(post, path = "/api/auth/login", tag = "auth", request_body = LoginBody, responses((status = 200, description = "Signed in", body = replies::Signed), ApiErrors))]
 async fn login(state: web::Data<AppState>, req: HttpRequest, body: web::Json<LoginBody>) -> ApiResult<HttpResponse> {
     const REFUSED: &str = "Invalid email or password";
-    state.auth_throttle.attempt_from(client_ip(&req))?;
+    state.auth_throttle.attempt_from(state.client_ip.of(&req))?;
     // Locked before anything is looked up or hashed: known and unknown emails alike.
     state.auth_throttle.check_account(&body.email)?;
     let user = match Email::parse(&body.email) {
@@ -129,7 +124,7 @@ struct TokenBody {
 /// posts it here; a GET would let a mail scanner confirm an address change by prefetching).
 #[utoipa::path(post, path = "/api/auth/verify-email", tag = "auth", request_body = TokenBody, responses((status = 200, description = "Confirmed", body = replies::EmailVerified), ApiErrors))]
 async fn verify_email(state: web::Data<AppState>, req: HttpRequest, body: web::Json<TokenBody>) -> ApiResult<HttpResponse> {
-    state.auth_throttle.attempt_from(client_ip(&req))?;
+    state.auth_throttle.attempt_from(state.client_ip.of(&req))?;
     let link = links::check(&state, &body.token, &[Purpose::VerifyEmail, Purpose::ChangeEmail]).await?;
     let before = state.store.user_by_id(&link.user_id).await?.ok_or_else(|| ApiError::bad_request(links::INVALID_LINK))?;
     let user = state.store.redeem_email_token(&link.id, Redeem::ConfirmEmail, time::now()).await.map_err(|e| match e {
@@ -172,7 +167,7 @@ struct ForgotBody {
 /// either way, so it does not tell who has an account.
 #[utoipa::path(post, path = "/api/auth/forgot-password", tag = "auth", request_body = ForgotBody, responses((status = 200, description = "Sent if the account exists", body = replies::Message), ApiErrors))]
 async fn forgot_password(state: web::Data<AppState>, req: HttpRequest, body: web::Json<ForgotBody>) -> ApiResult<HttpResponse> {
-    state.auth_throttle.attempt_from(client_ip(&req))?;
+    state.auth_throttle.attempt_from(state.client_ip.of(&req))?;
     let email = Email::parse(&body.email)?;
     if let Some(user) = state.store.user_by_email(email.as_str()).await? {
         // A second request within a minute is answered alike but sends nothing more.
@@ -199,7 +194,7 @@ struct ResetBody {
 /// Sets a new password from a reset link; every session of the account ends.
 #[utoipa::path(post, path = "/api/auth/reset-password", tag = "auth", request_body = ResetBody, responses((status = 200, description = "Password reset", body = replies::Message), ApiErrors))]
 async fn reset_password(state: web::Data<AppState>, req: HttpRequest, body: web::Json<ResetBody>) -> ApiResult<HttpResponse> {
-    state.auth_throttle.attempt_from(client_ip(&req))?;
+    state.auth_throttle.attempt_from(state.client_ip.of(&req))?;
     let link = links::check(&state, &body.token, &[Purpose::ResetPassword]).await?;
     let new = Password::parse_confirmed(&body.password, &body.confirm_password)?;
     let hash = state.hasher.hash(new.expose()).await?;
@@ -269,7 +264,7 @@ async fn oauth_callback(
     path: web::Path<String>,
     query: web::Query<CallbackQuery>,
 ) -> ApiResult<HttpResponse> {
-    state.auth_throttle.attempt_from(client_ip(&req))?;
+    state.auth_throttle.attempt_from(state.client_ip.of(&req))?;
     let (provider, _) = provider_of(&path)?;
     if let Some(error) = &query.error {
         // The person said no at the provider: back to the sign-in screen, saying so.

@@ -98,7 +98,7 @@ impl EngineServer {
     /// Whether a new session may start: under the connection cap, and within the caller's
     /// handshake rate. `Some` is the refusal to answer with.
     pub(crate) fn refusal(&self, req: &HttpRequest) -> Option<HttpResponse> {
-        self.refusal_for(req.peer_addr().map(|a| a.ip())).map(|r| r.response())
+        self.refusal_for(self.cfg.client_ip.of(req)).map(|r| r.response())
     }
 
     /// [`Self::refusal`] for a caller known by address (or not known: then only the cap holds).

@@ -34,6 +34,9 @@ pub struct EngineConfig {
     /// New sessions per second from one IP address, and the burst; 0 = no limit.
     pub handshakes_per_ip_per_sec: f64,
     pub handshake_burst: f64,
+    /// Who a handshake comes from, for the per-address rate (the peer, or the client a
+    /// trusted proxy names).
+    pub client_ip: crate::client_ip::ClientIp,
 }
 
 impl Default for EngineConfig {
@@ -46,6 +49,7 @@ impl Default for EngineConfig {
             max_connections: 0,
             handshakes_per_ip_per_sec: 0.0,
             handshake_burst: 1.0,
+            client_ip: crate::client_ip::ClientIp::default(),
         }
     }
 }
@@ -60,6 +64,7 @@ impl From<&parley_config::RealtimeSettings> for EngineConfig {
             max_connections: s.max_connections,
             handshakes_per_ip_per_sec: s.handshakes_per_ip_per_sec,
             handshake_burst: s.handshake_burst,
+            client_ip: crate::client_ip::ClientIp::default(),
         }
     }
 }

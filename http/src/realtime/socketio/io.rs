@@ -47,12 +47,11 @@ impl SocketIo {
         SocketIo { inner }
     }
 
-    /// A server configured from the `[realtime]` settings.
-    pub fn from_settings(settings: &parley_config::RealtimeSettings) -> Self {
-        SocketIo::new(
-            EngineConfig::from(settings),
-            Duration::from_millis(settings.connect_timeout_ms),
-        )
+    /// A server configured from the `[realtime]` settings, telling callers apart by the
+    /// trusted proxies' X-Forwarded-For (`trusted_proxies`).
+    pub fn from_settings(settings: &parley_config::Settings) -> Self {
+        let engine = EngineConfig { client_ip: crate::client_ip::ClientIp::from_settings(settings), ..EngineConfig::from(&settings.realtime) };
+        SocketIo::new(engine, Duration::from_millis(settings.realtime.connect_timeout_ms))
     }
 
     /// Adds (or replaces) namespace `path`. `on_connect` gets the socket and the CONNECT `auth`

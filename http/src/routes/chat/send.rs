@@ -79,7 +79,7 @@ pub async fn send(state: web::Data<AppState>, req: HttpRequest, body: web::Json<
 /// budgets (see `limits::NewConversations`). When the bot's trips, its owner hears about it.
 async fn new_conversation_budget(state: &AppState, req: &HttpRequest, bot: &parley_engine::chat::BotInfo) -> ApiResult<()> {
     let too_many = |message: &str| ApiError::new(actix_web::http::StatusCode::TOO_MANY_REQUESTS, "rate_limited", message).retry_after(300);
-    match state.new_conversations.allow(req.peer_addr().map(|a| a.ip()), &bot.id) {
+    match state.new_conversations.allow(state.client_ip.of(req), &bot.id) {
         Ok(()) => Ok(()),
         Err(ConversationTrip::Ip) => Err(too_many(TOO_MANY_NEW_CONVERSATIONS_FROM_YOU)),
         Err(ConversationTrip::Bot { first }) => {

@@ -154,7 +154,7 @@ fn check(srv: &EngineServer, req: &Request) -> Result<String, Refusal> {
         .ok_or(Refusal::bad_request("Bad request"))?;
     let accept = ws::hash_key(key.as_bytes());
     if query.sid.is_none() {
-        if let Some(refused) = srv.refusal_for(req.peer_addr().map(|a| a.ip())) {
+        if let Some(refused) = srv.refusal_for(srv.cfg.client_ip.resolve(req.peer_addr().map(|a| a.ip()), req.headers())) {
             return Err(refused);
         }
     }
