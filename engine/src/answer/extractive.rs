@@ -160,14 +160,24 @@ pub fn answer_sentences(passage: &Passage, question: &str, max_chars: usize) -> 
     // (sentence index, its own score); the best unit's sentences first.
     let single = |i: usize| scores.iter().find(|u| u.len == 1 && u.first == i).map_or(best.score, |u| u.score);
     let mut chosen: Vec<(usize, f32)> = (best.first..best.first + best.len).map(|i| (i, single(i))).collect();
-    let mut others: Vec<&UnitScore> =
-        scores.iter().filter(|u| u.len == 1 && u.first < all.len() && !chosen.iter().any(|(i, _)| *i == u.first)).collect();
+    // Extras are statements: a question near the best (an FAQ's own, above its answer) answers
+    // nothing.
+    let mut others: Vec<&UnitScore> = scores
+        .iter()
+        .filter(|u| u.len == 1 && !chosen.iter().any(|(i, _)| *i == u.first))
+        .filter(|u| all.get(u.first).is_some_and(|s| !sentences::asks(s)))
+        .collect();
     others.sort_by(|a, b| b.score.total_cmp(&a.score));
     for u in others {
         if chosen.len() >= MAX_ANSWER_SENTENCES || u.score < best.score - JOIN_MARGIN {
             break;
         }
         chosen.push((u.first, u.score));
+    }
+    if let Some(answer) = answer_after_question(&all, best) {
+        // A pasted FAQ page: the pick is (or ends in) one of its questions, which a paraphrase
+        // matches best, and the reply is the answer written under it, not the question again.
+        chosen = answer.map(|i| (i, best.score)).collect();
     }
     let chars = |chosen: &[(usize, f32)]| -> usize {
         chosen.iter().filter_map(|(i, _)| all.get(*i)).map(|s| s.chars().count() + 1).sum()
@@ -190,6 +200,18 @@ pub fn answer_sentences(passage: &Passage, question: &str, max_chars: usize) -> 
     chosen.sort_by_key(|(i, _)| *i);
     let text = chosen.iter().filter_map(|(i, _)| all.get(*i).copied()).collect::<Vec<_>>().join(" ");
     excerpt(&text, question, max_chars)
+}
+
+/// When the unit `best` holds a question (the last one in it) with sentences after it, the
+/// sentences that answer it: those that follow, up to the next question, at most
+/// [`MAX_ANSWER_SENTENCES`].
+fn answer_after_question(all: &[&str], best: UnitScore) -> Option<std::ops::Range<usize>> {
+    let asks = |i: usize| all.get(i).is_some_and(|s| sentences::asks(s));
+    let asked = (best.first..best.first + best.len).rev().find(|&i| asks(i))?;
+    let start = asked + 1;
+    let limit = all.len().min(start + MAX_ANSWER_SENTENCES);
+    let end = (start..limit).find(|&i| asks(i)).unwrap_or(limit);
+    (end > start).then_some(start..end)
 }
 
 /// Units scored by the share of the question's (stemmed, non-stopword) words they contain:
@@ -620,5 +642,63 @@ mod tests {
         // Nothing of the question in any sentence: the passage's start, within the limit.
         let text = answer_sentences(&p, "zzz", 100);
         assert!(text.chars().count() <= 104 && text.starts_with("Orders placed"), "{text}");
+    }
+
+    /// A pasted FAQ page: lines that ask, each followed by its answer.
+    const FAQ_PAGE: &str = "How long does delivery take?\nStandard delivery takes 3 to 5 working days within the UK. Express orders placed before noon arrive the next day.\nCan I return an item?\nYes. Unworn items can be returned within 30 days of delivery for a full refund.\nDo you ship abroad?\nWe ship to most EU countries; delivery there takes 7 to 10 days.\nHow do I reset my password?\nUse the Forgot password link on the sign-in page and follow the email we send you.";
+
+    #[test]
+    fn a_pasted_faq_page_answers_with_the_answer_under_the_matched_question() {
+        let u = |first, len, score| UnitScore { first, len, score };
+        // The question line matches best: the reply is what is written under it, up to the
+        // next question, never the question itself.
+        let p = scored(FAQ_PAGE, vec![u(3, 1, 0.8), u(4, 1, 0.5), u(5, 1, 0.4), u(0, 1, 0.78), u(3, 2, 0.7)]);
+        assert_eq!(answer_sentences(&p, "q", 600), "Yes. Unworn items can be returned within 30 days of delivery for a full refund.");
+        // A window that ends in a question: the answer to that question.
+        let p = scored(FAQ_PAGE, vec![u(5, 2, 0.8), u(7, 1, 0.3)]);
+        assert_eq!(answer_sentences(&p, "q", 600), "We ship to most EU countries; delivery there takes 7 to 10 days.");
+        // The best unit is the answer; the question above it scores nearly as well but does
+        // not join it.
+        let p = scored(FAQ_PAGE, vec![u(1, 2, 0.63), u(0, 1, 0.61), u(1, 1, 0.5), u(2, 1, 0.3)]);
+        assert_eq!(
+            answer_sentences(&p, "q", 600),
+            "Standard delivery takes 3 to 5 working days within the UK. Express orders placed before noon arrive the next day."
+        );
+        // A question with nothing after it in the passage is all there is to quote.
+        let p = scored("Returns are free. Do you ship abroad?", vec![u(1, 1, 0.9), u(0, 1, 0.1)]);
+        assert_eq!(answer_sentences(&p, "q", 600), "Do you ship abroad?");
+        // Without the model, the question's words find the line that asks it.
+        let p = scored(FAQ_PAGE, Vec::new());
+        assert_eq!(answer_sentences(&p, "how do I reset my password", 600), "Use the Forgot password link on the sign-in page and follow the email we send you.");
+    }
+
+    #[test]
+    fn paraphrases_asked_of_a_pasted_faq_page_get_its_answers() {
+        let Some(model) = crate::retrieval::embed::test_support::model() else { return };
+        let chunk = ChunkRecord {
+            id: "faq".into(),
+            source_id: Some("faq".into()),
+            kind: SourceKind::Text,
+            title: "FAQ".into(),
+            url: None,
+            page: None,
+            content: FAQ_PAGE.into(),
+            question: None,
+            embedding: None,
+            sentence_embeddings: None,
+        };
+        let index = HybridIndex::build(vec![chunk], Some(&model), IndexOptions::default()).unwrap();
+        for (question, expected) in [
+            ("when will my parcel arrive?", "Standard delivery takes 3 to 5 working days"),
+            ("can I send something back?", "returned within 30 days"),
+            ("do you deliver to France?", "We ship to most EU countries"),
+            ("I forgot my password", "Use the Forgot password link"),
+            ("How long does delivery take?", "Standard delivery takes 3 to 5 working days"),
+        ] {
+            let (answer, _) = ask(&index, &model, question);
+            assert!(answer.confident, "{question}: {}", answer.text);
+            assert!(answer.text.contains(expected), "{question}: {}", answer.text);
+            assert!(split_sentences(&answer.text).iter().all(|s| !s.ends_with('?')), "{question}: {}", answer.text);
+        }
     }
 }

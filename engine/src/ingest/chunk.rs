@@ -74,6 +74,9 @@ pub fn chunk_text(text: &str, config: ChunkConfig) -> Vec<String> {
         // Past half the target, a new paragraph is a good place to cut.
         let paragraph_cut = unit.paragraph_start && fresh > 0 && len >= target / 2;
         if fresh > 0 && (len + 1 + unit_len > target || paragraph_cut) {
+            // A question is not left at a chunk's end, cut off from its answer (a pasted FAQ
+            // page): it opens the next chunk instead.
+            let held = if fresh > 1 && current.last().is_some_and(|u| crate::retrieval::sentences::asks(&u.text)) { current.pop() } else { None };
             chunks.push(join(&current));
             // Carry whole trailing units worth at most `overlap` characters.
             let mut tail: Vec<&Unit> = Vec::new();
@@ -90,6 +93,10 @@ pub fn chunk_text(text: &str, config: ChunkConfig) -> Vec<String> {
             carried = tail.len();
             len = tail_len;
             current = tail;
+            if let Some(question) = held {
+                len += question.text.chars().count() + 1;
+                current.push(question);
+            }
         }
         len += unit_len + 1;
         current.push(unit);
@@ -248,6 +255,27 @@ mod tests {
         // Every sentence is in some chunk.
         for i in 0..60 {
             assert!(chunks.iter().any(|c| c.contains(&sentence(i))));
+        }
+    }
+
+    #[test]
+    fn a_question_opens_the_chunk_of_its_answer() {
+        // A pasted FAQ page, one paragraph per question and per answer: wherever a cut falls,
+        // no chunk but the last ends on a question, and every question shares a chunk with its
+        // answer.
+        let pairs: Vec<(String, String)> = (0..12)
+            .map(|i| (format!("Question {i}: how does feature {i} work?"), format!("Feature {i} works by doing thing {i} for you in a few steps, then it reports back.")))
+            .collect();
+        let text = pairs.iter().map(|(q, a)| format!("{q}\n\n{a}")).collect::<Vec<_>>().join("\n\n");
+        for target in [200, 300, 450, 800] {
+            let chunks = chunk_text(&text, ChunkConfig { target, overlap: 60 });
+            assert!(chunks.len() > 1, "{target}");
+            for c in &chunks[..chunks.len() - 1] {
+                assert!(!c.ends_with('?'), "target {target}: {c}");
+            }
+            for (q, a) in &pairs {
+                assert!(chunks.iter().any(|c| c.contains(&format!("{q}\n\n{a}"))), "target {target}: {q}");
+            }
         }
     }
 

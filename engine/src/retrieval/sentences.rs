@@ -45,6 +45,13 @@ pub fn split(text: &str) -> Vec<&str> {
     out
 }
 
+/// Whether a sentence asks something (closing quotes and brackets aside, it ends with a
+/// question mark). On a pasted FAQ page such a sentence is a question whose answer follows it:
+/// the chunker keeps the two together and the answerer quotes the answer, not the question.
+pub fn asks(sentence: &str) -> bool {
+    sentence.trim_end_matches(['"', '\'', ')', '\u{201d}', '\u{2019}']).ends_with('?')
+}
+
 /// The units of a chunk of `sentences` sentences: each sentence, then each window of two
 /// neighbours. None for a single sentence: the chunk's own vector already is that sentence's.
 pub fn units(sentences: usize) -> Vec<Unit> {
