@@ -140,7 +140,7 @@ pub fn answer_text(passage: &Passage, question: &str, max_chars: usize) -> Strin
 /// well, plus the next sentence when the pick is only a heading. Scores are the passage's unit
 /// similarities from retrieval when it has them, else the share of the question's words.
 pub fn answer_sentences(passage: &Passage, question: &str, max_chars: usize) -> String {
-    let all = split_sentences(&passage.content);
+    let mut all = split_sentences(&passage.content);
     if all.len() <= 1 {
         return excerpt(&passage.content, question, max_chars);
     }
@@ -176,7 +176,11 @@ pub fn answer_sentences(passage: &Passage, question: &str, max_chars: usize) -> 
     }
     if let Some(answer) = answer_after_question(&all, best) {
         // A pasted FAQ page: the pick is (or ends in) one of its questions, which a paraphrase
-        // matches best, and the reply is the answer written under it, not the question again.
+        // matches best, and the reply is the answer written under it, not the question again
+        // (nor its "A:" label).
+        if let Some(first) = all.get_mut(answer.start) {
+            *first = without_answer_label(first);
+        }
         chosen = answer.map(|i| (i, best.score)).collect();
     }
     let chars = |chosen: &[(usize, f32)]| -> usize {
@@ -212,6 +216,18 @@ fn answer_after_question(all: &[&str], best: UnitScore) -> Option<std::ops::Rang
     let limit = all.len().min(start + MAX_ANSWER_SENTENCES);
     let end = (start..limit).find(|&i| asks(i)).unwrap_or(limit);
     (end > start).then_some(start..end)
+}
+
+/// An FAQ answer without the label some pages put before it ("A: …", "Answer: …").
+fn without_answer_label(sentence: &str) -> &str {
+    for label in ["answer:", "a:"] {
+        let labelled = sentence.get(..label.len()).is_some_and(|head| head.eq_ignore_ascii_case(label));
+        let rest = sentence.get(label.len()..).unwrap_or_default().trim_start();
+        if labelled && !rest.is_empty() {
+            return rest;
+        }
+    }
+    sentence
 }
 
 /// Units scored by the share of the question's (stemmed, non-stopword) words they contain:
@@ -664,6 +680,11 @@ mod tests {
             answer_sentences(&p, "q", 600),
             "Standard delivery takes 3 to 5 working days within the UK. Express orders placed before noon arrive the next day."
         );
+        // Labelled pages ("Q: …", "A: …") are answered without the label.
+        let p = scored("Q: Can I pay by card?\nA: Yes, every major card.\nQ: Do you deliver?\nAnswer: Only in town.", vec![u(2, 1, 0.9), u(0, 1, 0.3)]);
+        assert_eq!(answer_sentences(&p, "q", 600), "Only in town.");
+        let p = scored("Q: Can I pay by card?\nA: Yes, every major card.\nQ: Do you deliver?\nAnswer: Only in town.", vec![u(0, 1, 0.9), u(2, 1, 0.3)]);
+        assert_eq!(answer_sentences(&p, "q", 600), "Yes, every major card.");
         // A question with nothing after it in the passage is all there is to quote.
         let p = scored("Returns are free. Do you ship abroad?", vec![u(1, 1, 0.9), u(0, 1, 0.1)]);
         assert_eq!(answer_sentences(&p, "q", 600), "Do you ship abroad?");
