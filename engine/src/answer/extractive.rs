@@ -321,6 +321,22 @@ mod tests {
         AnswerRequest { system_prompt: "", question, history: &[], passages, handover }
     }
 
+    /// A text source's chunk (its id is its source's too).
+    fn text_chunk(id: &str, title: &str, content: &str) -> ChunkRecord {
+        ChunkRecord {
+            id: id.into(),
+            source_id: Some(id.into()),
+            kind: SourceKind::Text,
+            title: title.into(),
+            url: None,
+            page: None,
+            content: content.into(),
+            question: None,
+            embedding: None,
+            sentence_embeddings: None,
+        }
+    }
+
     fn faq() -> Vec<ChunkRecord> {
         let qa = |id: &str, q: &str, a: &str| ChunkRecord {
             id: id.into(),
@@ -454,18 +470,7 @@ mod tests {
     #[tokio::test]
     async fn a_policy_question_is_answered_from_a_text_passage() {
         let Some(model) = crate::retrieval::embed::test_support::model() else { return };
-        let text = |id: &str, content: &str| ChunkRecord {
-            id: id.into(),
-            source_id: Some(id.into()),
-            kind: SourceKind::Text,
-            title: "Shop policies".into(),
-            url: None,
-            page: None,
-            content: content.into(),
-            question: None,
-            embedding: None,
-            sentence_embeddings: None,
-        };
+        let text = |id: &str, content: &str| text_chunk(id, "Shop policies", content);
         let docs = vec![
             text("returns", "Returns: unworn items can be sent back within 30 days of delivery for a full refund. Sale items are final."),
             text("delivery", "Delivery: orders ship from our Leeds warehouse and arrive in 3 to 5 working days."),
@@ -696,19 +701,7 @@ mod tests {
     #[test]
     fn paraphrases_asked_of_a_pasted_faq_page_get_its_answers() {
         let Some(model) = crate::retrieval::embed::test_support::model() else { return };
-        let chunk = ChunkRecord {
-            id: "faq".into(),
-            source_id: Some("faq".into()),
-            kind: SourceKind::Text,
-            title: "FAQ".into(),
-            url: None,
-            page: None,
-            content: FAQ_PAGE.into(),
-            question: None,
-            embedding: None,
-            sentence_embeddings: None,
-        };
-        let index = HybridIndex::build(vec![chunk], Some(&model), IndexOptions::default()).unwrap();
+        let index = HybridIndex::build(vec![text_chunk("faq", "FAQ", FAQ_PAGE)], Some(&model), IndexOptions::default()).unwrap();
         for (question, expected) in [
             ("when will my parcel arrive?", "Standard delivery takes 3 to 5 working days"),
             ("can I send something back?", "returned within 30 days"),
