@@ -6,6 +6,7 @@ import { errorMessage, setToken } from '@/lib/api';
 import { notify } from '@/lib/notify';
 import { onSignOut } from '@/lib/sign-out';
 import { session, updateUser } from '@/features/auth/stores/session';
+import { setPushNotifications } from '@/features/support/stores/alerts';
 import { accountApi, type NotificationPrefs } from '../api/settings';
 
 export const PASSWORDS_DO_NOT_MATCH = 'Passwords do not match';
@@ -195,6 +196,7 @@ export const accountActions = {
     account.savingPrefs = true;
     try {
       account.prefs = await accountApi.saveNotifications({ ...account.prefs });
+      setPushNotifications(account.prefs.pushNotifications);
       account.prefsLoaded = true;
       account.prefsError = null;
       notify.success('Preferences saved', 'Your notification preferences were saved');

@@ -3,6 +3,7 @@ import { useEffect } from 'react';
 import { useSnapshot } from 'valtio';
 import { session } from '@/features/auth/stores/session';
 import { activeBot, bots } from '@/features/bots/stores/bots';
+import { loadPushPreference } from '../stores/alerts';
 import { startSupport, type SupportView } from '../stores/support';
 
 /** Starts the store for the active bot (again when the bot or the user changes); the bot. */
@@ -11,6 +12,10 @@ export function useSupport(view: SupportView) {
   const { user } = useSnapshot(session);
   const botId = bot?._id ?? null;
   const me = user?._id ?? null;
+
+  useEffect(() => {
+    if (me) void loadPushPreference();
+  }, [me]);
 
   useEffect(() => {
     if (!botId) return;

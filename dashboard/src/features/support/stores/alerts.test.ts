@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { alertSupportRequest, askNotificationPermission, forgetAlert } from './alerts';
+import { accountApi } from '@/features/settings/api/settings';
+import { alertSupportRequest, askNotificationPermission, forgetAlert, loadPushPreference, setPushNotifications } from './alerts';
 
 function stubNotification(permission: NotificationPermission) {
   const shown: { title: string; body?: string; tag?: string }[] = [];
@@ -19,7 +20,11 @@ function hidden(value: boolean) {
   Object.defineProperty(document, 'hidden', { configurable: true, get: () => value });
 }
 
-afterEach(() => hidden(false));
+afterEach(() => {
+  hidden(false);
+  setPushNotifications(true);
+  vi.restoreAllMocks();
+});
 
 describe('new request alerts', () => {
   it('notifies once per session, only while the tab is hidden and permission is granted', () => {
@@ -46,5 +51,33 @@ describe('new request alerts', () => {
     const undecided = stubNotification('default');
     askNotificationPermission();
     expect(undecided.FakeNotification.requestPermission).toHaveBeenCalledTimes(1);
+  });
+
+  it('neither notifies nor asks while the account has push notifications off', async () => {
+    const prefs = { emailNotifications: true, pushNotifications: false, weeklyReports: true, securityAlerts: true };
+    const read = vi.spyOn(accountApi, 'notifications').mockResolvedValue(prefs);
+    await loadPushPreference();
+    expect(read).toHaveBeenCalledTimes(1);
+    const { shown } = stubNotification('granted');
+    hidden(true);
+    alertSupportRequest('v4', 'Vic', 'help');
+    expect(shown).toHaveLength(0);
+    const undecided = stubNotification('default');
+    askNotificationPermission();
+    expect(undecided.FakeNotification.requestPermission).not.toHaveBeenCalled();
+    // Turned on again in Settings: the next request notifies.
+    setPushNotifications(true);
+    const again = stubNotification('granted');
+    alertSupportRequest('v5', 'Vic', 'help');
+    expect(again.shown).toHaveLength(1);
+  });
+
+  it('keeps the last known preference when it cannot be read', async () => {
+    vi.spyOn(accountApi, 'notifications').mockRejectedValue(new Error('offline'));
+    await loadPushPreference();
+    const { shown } = stubNotification('granted');
+    hidden(true);
+    alertSupportRequest('v6', 'Vic', 'help');
+    expect(shown).toHaveLength(1);
   });
 });

@@ -1,10 +1,28 @@
 // Getting a busy agent's attention for a new support request: a short beep (Web Audio) and, when
-// the tab is hidden, a browser notification. Permission is asked on a user gesture only, once;
-// each session alerts at most once and the beep at most every 2 s.
+// the tab is hidden and the account's "Push Notifications" preference is on, a browser
+// notification. Permission is asked on a user gesture only, once; each session alerts at most
+// once and the beep at most every 2 s.
+import { accountApi } from '@/features/settings/api/settings';
 
 const alerted = new Set<string>();
 let lastBeep = 0;
 let audio: AudioContext | null = null;
+/** The account's preference; on until it is read (the server's default for a new account). */
+let pushEnabled = true;
+
+/** Called when the preference is read or saved (the Settings screen), so it applies at once. */
+export function setPushNotifications(on: boolean): void {
+  pushEnabled = on;
+}
+
+/** Reads the preference when a support screen opens. On failure the last known value stays. */
+export async function loadPushPreference(): Promise<void> {
+  try {
+    setPushNotifications((await accountApi.notifications()).pushNotifications);
+  } catch {
+    // Offline or signed out: the beep and toasts still work.
+  }
+}
 
 function beep(): void {
   const now = Date.now();
@@ -30,6 +48,7 @@ function beep(): void {
 
 /** Call from a click or key handler: browsers only ask for permission on a user gesture. */
 export function askNotificationPermission(): void {
+  if (!pushEnabled) return;
   if (typeof Notification === 'undefined' || Notification.permission !== 'default') return;
   void Notification.requestPermission().catch(() => undefined);
   // Let the audio context start on this gesture too (autoplay policy).
@@ -40,7 +59,7 @@ export function alertSupportRequest(sessionId: string, who: string | null | unde
   if (alerted.has(sessionId)) return;
   alerted.add(sessionId);
   beep();
-  if (typeof document === 'undefined' || !document.hidden) return;
+  if (!pushEnabled || typeof document === 'undefined' || !document.hidden) return;
   if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
   try {
     const n = new Notification('New Support Request', {
