@@ -3,8 +3,9 @@ import { cleanup, configure } from '@testing-library/react';
 import { afterEach, vi } from 'vitest';
 
 // Screens are lazy chunks: the first render of one in a test file waits for its module to be
-// transformed, which on a loaded 2-core machine can pass testing-library's 1 s default.
-configure({ asyncUtilTimeout: 5000 });
+// transformed, which on a loaded 2-core machine can pass testing-library's 1 s default (and, with
+// a release build running beside the tests, took 8.6 s once on 2026-11-28).
+configure({ asyncUtilTimeout: 10_000 });
 
 afterEach(() => {
   cleanup();
