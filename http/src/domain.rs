@@ -52,13 +52,13 @@ impl Password {
         Ok(Password(raw.to_string()))
     }
 
-    /// A new password and its confirmation, checked together as the sign-up form does.
+    /// A new password and its confirmation, checked together as the sign-up form does: a pair
+    /// that differs is "Passwords do not match" whatever its length (the spec's sign-up error).
     pub fn parse_confirmed(raw: &str, confirm: &str) -> ApiResult<Password> {
-        let password = Self::parse(raw)?;
         if raw != confirm {
             return Err(ApiError::validation("Passwords do not match"));
         }
-        Ok(password)
+        Self::parse(raw)
     }
 
     pub fn expose(&self) -> &str {
@@ -151,6 +151,9 @@ mod tests {
         assert_eq!(Password::parse("short").err().unwrap().message, "Password must be at least 8 characters");
         assert_eq!(Password::parse_confirmed("longenough", "different").err().unwrap().message, "Passwords do not match");
         assert!(Password::parse_confirmed("longenough", "longenough").is_ok());
+        // A pair that differs says so first, short or not; a matching short pair is too short.
+        assert_eq!(Password::parse_confirmed("short", "shorter").err().unwrap().message, "Passwords do not match");
+        assert_eq!(Password::parse_confirmed("short", "short").err().unwrap().message, "Password must be at least 8 characters");
     }
 
     #[test]

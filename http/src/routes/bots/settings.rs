@@ -26,15 +26,17 @@ pub struct SettingsBody {
 }
 
 /// A whitelist entry: an http(s) origin, or a host (optionally `*.`-prefixed) taken as https.
+/// A page's address counts as its site: browsers send only the origin with the widget's calls,
+/// so a path, query or fragment pasted with it could never narrow the check.
 pub fn parse_whitelist_entry(raw: &str) -> ApiResult<String> {
-    let entry = raw.trim().trim_end_matches('/');
+    let entry = raw.trim();
     let bad = || ApiError::validation(format!("{raw:?} is not a website address like https://example.com"));
     let with_scheme = if entry.contains("://") { entry.to_string() } else { format!("https://{entry}") };
     let wildcard = with_scheme.contains("://*.");
     let parsable = with_scheme.replacen("://*.", "://", 1);
     let url = url::Url::parse(&parsable).map_err(|_| bad())?;
     let host = url.host_str().ok_or_else(bad)?;
-    if !matches!(url.scheme(), "http" | "https") || url.path() != "/" || url.query().is_some() {
+    if !matches!(url.scheme(), "http" | "https") {
         return Err(bad());
     }
     let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
@@ -85,7 +87,10 @@ mod tests {
         assert_eq!(p("example.com").unwrap(), "https://example.com");
         assert_eq!(p("*.example.com").unwrap(), "https://*.example.com");
         assert_eq!(p("http://localhost:5173").unwrap(), "http://localhost:5173");
-        assert!(p("https://example.com/path").is_err());
+        assert_eq!(p("https://example.com/contact?x=1#top").unwrap(), "https://example.com");
+        assert_eq!(p("shop.example.com/help/").unwrap(), "https://shop.example.com");
+        assert!(p("nope nope").is_err());
+        assert!(p("https://").is_err());
         assert!(p("javascript:alert(1)").is_err());
         assert!(p("ftp://example.com").is_err());
     }
