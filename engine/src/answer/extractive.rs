@@ -54,6 +54,9 @@ impl ConfidenceThresholds {
 
 /// Longest passage answer, in characters (sentences are dropped, or one sentence cut, to fit).
 pub const DEFAULT_MAX_CHARS: usize = 600;
+/// The most sentences one FAQ question is written in (seen: three, in the SQLite FAQ); a longer
+/// run of questions is a list of them.
+const MAX_QUESTION_SENTENCES: usize = 3;
 
 /// Most sentences a passage answer quotes: a visitor asked one thing.
 pub const MAX_ANSWER_SENTENCES: usize = 3;
@@ -208,11 +211,17 @@ pub fn answer_sentences(passage: &Passage, question: &str, max_chars: usize) -> 
 
 /// When the unit `best` holds a question (the last one in it) with sentences after it, the
 /// sentences that answer it: those that follow, up to the next question, at most
-/// [`MAX_ANSWER_SENTENCES`].
+/// [`MAX_ANSWER_SENTENCES`]. A question asked in up to [`MAX_QUESTION_SENTENCES`] sentences
+/// ("Which machines run it? Where do I get it?") is answered after its last; a longer run of
+/// questions is a list of them (a page's contents), with no answer under any one.
 fn answer_after_question(all: &[&str], best: UnitScore) -> Option<std::ops::Range<usize>> {
     let asks = |i: usize| all.get(i).is_some_and(|s| sentences::asks(s));
     let asked = (best.first..best.first + best.len).rev().find(|&i| asks(i))?;
-    let start = asked + 1;
+    let run_start = (0..=asked).rev().take_while(|&i| asks(i)).last().unwrap_or(asked);
+    let start = (asked + 1..all.len()).find(|&i| !asks(i))?;
+    if start - run_start > MAX_QUESTION_SENTENCES {
+        return None;
+    }
     let limit = all.len().min(start + MAX_ANSWER_SENTENCES);
     let end = (start..limit).find(|&i| asks(i)).unwrap_or(limit);
     (end > start).then_some(start..end)
@@ -693,6 +702,21 @@ mod tests {
         // A question with nothing after it in the passage is all there is to quote.
         let p = scored("Returns are free. Do you ship abroad?", vec![u(1, 1, 0.9), u(0, 1, 0.1)]);
         assert_eq!(answer_sentences(&p, "q", 600), "Do you ship abroad?");
+        // A question asked in two sentences is answered after the second.
+        let two = "Which machines run Perl? Where do I get it?\nPerl runs on most systems; the site lists ports.\nIs it free?\nYes.";
+        let p = scored(two, vec![u(0, 1, 0.9), u(2, 1, 0.3)]);
+        assert_eq!(answer_sentences(&p, "q", 600), "Perl runs on most systems; the site lists ports.");
+        // Or in three, the last after a statement of the problem.
+        let three = "What is a corrupt error? What does malformed mean? Why do I get it? It means the file is damaged.";
+        let p = scored(three, vec![u(0, 1, 0.9), u(3, 1, 0.3)]);
+        assert_eq!(answer_sentences(&p, "q", 600), "It means the file is damaged.");
+        // A page's list of its questions has no answer under any of them: not the first
+        // answer after the list.
+        let contents = "Do you ship abroad? Can I pay by card? Where are you? Do you gift-wrap? Shipping. We ship to the EU.";
+        for asked in [0, 2, 3] {
+            let p = scored(contents, vec![u(asked, 1, 0.9), u(5, 1, 0.2)]);
+            assert!(answer_sentences(&p, "q", 600).ends_with('?'), "{asked}");
+        }
         // Without the model, the question's words find the line that asks it.
         let p = scored(FAQ_PAGE, Vec::new());
         assert_eq!(answer_sentences(&p, "how do I reset my password", 600), "Use the Forgot password link on the sign-in page and follow the email we send you.");

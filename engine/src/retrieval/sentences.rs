@@ -45,12 +45,23 @@ pub fn split(text: &str) -> Vec<&str> {
     out
 }
 
-/// Whether a sentence asks something (closing quotes and brackets aside, it ends with a
-/// question mark). On a pasted FAQ page such a sentence is a question whose answer follows it:
-/// the chunker keeps the two together and the answerer quotes the answer, not the question.
+/// Whether a sentence asks something: closing quotes and brackets aside, it ends with a
+/// question mark, or it is a heading that opens with a question word and ends without a stop
+/// ("How do I list all tables", "Where to find us"). On a pasted FAQ page such a sentence is a
+/// question whose answer follows it: the chunker keeps the two together and the answerer quotes
+/// the answer, not the question.
 pub fn asks(sentence: &str) -> bool {
-    sentence.trim_end_matches(['"', '\'', ')', '\u{201d}', '\u{2019}']).ends_with('?')
+    let end = sentence.trim_end_matches(['"', '\'', ')', '\u{201d}', '\u{2019}']);
+    if end.ends_with('?') {
+        return true;
+    }
+    let unstopped = !end.ends_with(['.', '!', ':', ';', ',', '\u{3002}']);
+    let first = sentence.split_whitespace().next().unwrap_or_default().to_lowercase();
+    unstopped && QUESTION_WORDS.contains(&first.as_str())
 }
+
+/// Words a question opens with when its writer left out the question mark (FAQ headings).
+const QUESTION_WORDS: [&str; 8] = ["how", "what", "why", "when", "where", "which", "who", "whom"];
 
 /// The units of a chunk of `sentences` sentences: each sentence, then each window of two
 /// neighbours. None for a single sentence: the chunk's own vector already is that sentence's.
@@ -106,5 +117,15 @@ mod tests {
         assert_eq!(embedded_sentences("A b. C d. E."), vec!["A b.", "C d.", "E."]);
         assert!(embedded_sentences("Just one sentence.").is_empty());
         assert_eq!(embedded_sentences(&"Word. ".repeat(50)).len(), MAX_SENTENCES);
+    }
+
+    #[test]
+    fn a_question_ends_with_a_question_mark_or_is_a_heading_opening_with_a_question_word() {
+        for question in ["Do you ship abroad?", "Can I pay (by card?)", "\"Why?\"", "How do I list all tables", "Where to find us", "WHAT IS SQLITE"] {
+            assert!(asks(question), "{question}");
+        }
+        for statement in ["We ship abroad.", "How we work: in three steps.", "Where you live matters!", "Returns", "Do not wash", "Whatever happens"] {
+            assert!(!asks(statement), "{statement}");
+        }
     }
 }
