@@ -1,5 +1,8 @@
 import { api } from '@/lib/api';
 
+/** The server's shortest password (http/src/domain.rs). */
+export const PASSWORD_MIN = 8;
+
 export interface User {
   _id: string;
   id: string;

@@ -28,6 +28,15 @@ describe('SignupForm', () => {
     expect(onSignedUp).not.toHaveBeenCalled();
   });
 
+  it('refuses a password shorter than the server allows before sending it', async () => {
+    const calls = mockFetch({});
+    render(<SignupForm onSignedUp={vi.fn()} />);
+    const u = await fill('ada@example.com', 'short', 'short');
+    await u.click(screen.getByRole('button', { name: 'Create account' }));
+    expect(screen.getByText('Password must be at least 8 characters')).toBeInTheDocument();
+    expect(calls).toHaveLength(0);
+  });
+
   it('requires the email and both passwords', async () => {
     const calls = mockFetch({});
     render(<SignupForm onSignedUp={vi.fn()} />);

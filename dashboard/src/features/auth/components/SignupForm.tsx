@@ -1,10 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { Alert, Button, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { errorMessage } from '@/lib/api';
-import { authApi } from '../api/auth';
+import { authApi, PASSWORD_MIN } from '../api/auth';
 import { signInWithToken } from '../stores/session';
 
 export const PASSWORDS_DO_NOT_MATCH = 'Passwords do not match';
+export const PASSWORD_TOO_SHORT = `Password must be at least ${PASSWORD_MIN} characters`;
 
 /** Creates the account, stores its token and loads the user, then calls `onSignedUp`. */
 export function SignupForm({ onSignedUp }: { onSignedUp: () => void }) {
@@ -18,12 +19,13 @@ export function SignupForm({ onSignedUp }: { onSignedUp: () => void }) {
 
   const mismatch = confirmPassword.length > 0 && password !== confirmPassword;
   const showMismatch = mismatch || (submitted && password !== confirmPassword);
+  const tooShort = [...password].length < PASSWORD_MIN;
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setSubmitted(true);
     setError(null);
-    if (!email.trim() || !password || !confirmPassword || password !== confirmPassword) return;
+    if (!email.trim() || !password || !confirmPassword || password !== confirmPassword || tooShort) return;
     setBusy(true);
     try {
       const { token } = await authApi.signup({
@@ -70,7 +72,8 @@ export function SignupForm({ onSignedUp }: { onSignedUp: () => void }) {
           required
           autoComplete="new-password"
           value={password}
-          error={submitted && !password ? 'Password is required' : undefined}
+          description={`At least ${PASSWORD_MIN} characters`}
+          error={submitted && !password ? 'Password is required' : submitted && tooShort ? PASSWORD_TOO_SHORT : undefined}
           onChange={(e) => setPassword(e.currentTarget.value)}
         />
         <PasswordInput

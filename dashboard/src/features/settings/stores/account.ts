@@ -2,6 +2,7 @@
 // Everything is saved on the server; a saved profile is copied into the session so the sidebar
 // shows it at once.
 import { proxy } from 'valtio';
+import { PASSWORD_MIN } from '@/features/auth/api/auth';
 import { errorMessage, setToken } from '@/lib/api';
 import { notify } from '@/lib/notify';
 import { onSignOut } from '@/lib/sign-out';
@@ -11,7 +12,7 @@ import { accountApi, type NotificationPrefs } from '../api/settings';
 
 export const PASSWORDS_DO_NOT_MATCH = 'Passwords do not match';
 export const IMAGES_ONLY = 'Please upload an image file';
-export const PASSWORD_MIN = 8;
+export { PASSWORD_MIN };
 export const EMAIL_CHANGE_NEEDS_PASSWORD = 'Enter your current password to change your email address';
 
 /** Whether the form's address differs from the account's (the server compares case-insensitively). */
