@@ -2,6 +2,8 @@ import { api } from '@/lib/api';
 
 /** The server's shortest password (http/src/domain.rs). */
 export const PASSWORD_MIN = 8;
+/** The server's words for a shorter password, shown before sending it. */
+export const PASSWORD_TOO_SHORT = `Password must be at least ${PASSWORD_MIN} characters`;
 
 export interface User {
   _id: string;

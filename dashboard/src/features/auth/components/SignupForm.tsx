@@ -1,11 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { Alert, Button, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { errorMessage } from '@/lib/api';
-import { authApi, PASSWORD_MIN } from '../api/auth';
+import { authApi, PASSWORD_MIN, PASSWORD_TOO_SHORT } from '../api/auth';
 import { signInWithToken } from '../stores/session';
 
 export const PASSWORDS_DO_NOT_MATCH = 'Passwords do not match';
-export const PASSWORD_TOO_SHORT = `Password must be at least ${PASSWORD_MIN} characters`;
 
 /** Creates the account, stores its token and loads the user, then calls `onSignedUp`. */
 export function SignupForm({ onSignedUp }: { onSignedUp: () => void }) {

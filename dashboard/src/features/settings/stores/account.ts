@@ -2,7 +2,7 @@
 // Everything is saved on the server; a saved profile is copied into the session so the sidebar
 // shows it at once.
 import { proxy } from 'valtio';
-import { PASSWORD_MIN } from '@/features/auth/api/auth';
+import { PASSWORD_MIN, PASSWORD_TOO_SHORT } from '@/features/auth/api/auth';
 import { errorMessage, setToken } from '@/lib/api';
 import { notify } from '@/lib/notify';
 import { onSignOut } from '@/lib/sign-out';
@@ -37,7 +37,7 @@ export function passwordErrors(f: PasswordForm, needsCurrent: boolean): Partial<
   const errors: Partial<Record<keyof PasswordForm, string>> = {};
   if (needsCurrent && !f.currentPassword) errors.currentPassword = 'Current password is required';
   if (!f.newPassword) errors.newPassword = 'New password is required';
-  else if ([...f.newPassword].length < PASSWORD_MIN) errors.newPassword = `Password must be at least ${PASSWORD_MIN} characters`;
+  else if ([...f.newPassword].length < PASSWORD_MIN) errors.newPassword = PASSWORD_TOO_SHORT;
   if (f.confirmPassword !== f.newPassword) errors.confirmPassword = PASSWORDS_DO_NOT_MATCH;
   return errors;
 }

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { accountApi } from '@/features/settings/api/settings';
+import { runSignOutResets } from '@/lib/sign-out';
 import { alertSupportRequest, askNotificationPermission, forgetAlert, loadPushPreference, setPushNotifications } from './alerts';
 
 function stubNotification(permission: NotificationPermission) {
@@ -78,6 +79,18 @@ describe('new request alerts', () => {
     const { shown } = stubNotification('granted');
     hidden(true);
     alertSupportRequest('v6', 'Vic', 'help');
+    expect(shown).toHaveLength(1);
+  });
+
+  it('starts the next account on this tab from the default, with its requests alerting afresh', () => {
+    setPushNotifications(false);
+    const { shown } = stubNotification('granted');
+    hidden(true);
+    alertSupportRequest('v7', 'Vic', 'help');
+    expect(shown).toHaveLength(0);
+    runSignOutResets();
+    // The same conversation asks again for the next agent signed in here: it alerts, push on.
+    alertSupportRequest('v7', 'Vic', 'help');
     expect(shown).toHaveLength(1);
   });
 });

@@ -3,12 +3,15 @@
 // notification. Permission is asked on a user gesture only, once; each session alerts at most
 // once and the beep at most every 2 s.
 import { accountApi } from '@/features/settings/api/settings';
+import { onSignOut } from '@/lib/sign-out';
 
 const alerted = new Set<string>();
 let lastBeep = 0;
 let audio: AudioContext | null = null;
-/** The account's preference; on until it is read (the server's default for a new account). */
-let pushEnabled = true;
+/** The server's default for a new account, used until the signed-in account's is read. */
+const PUSH_DEFAULT = true;
+/** The account's preference. */
+let pushEnabled = PUSH_DEFAULT;
 
 /** Called when the preference is read or saved (the Settings screen), so it applies at once. */
 export function setPushNotifications(on: boolean): void {
@@ -74,6 +77,13 @@ export function alertSupportRequest(sessionId: string, who: string | null | unde
     // Some browsers only allow notifications from a service worker: the beep and toast remain.
   }
 }
+
+// The next account to sign in on this tab starts from the default, not the last account's choice,
+// and its support requests alert afresh.
+onSignOut(() => {
+  pushEnabled = PUSH_DEFAULT;
+  alerted.clear();
+});
 
 /** A session that asks again after being resolved may alert again. */
 export function forgetAlert(sessionId: string): void {
