@@ -281,6 +281,13 @@ async fn settings_and_public_theme(backend: parley_store::Backend) {
     assert_eq!(theme["primaryColour"], "#3B82F6");
     assert_eq!(theme["enableHandover"], true);
     assert!(theme.get("urlWhitelist").is_none() && theme.get("systemPrompt").is_none());
+    // The chat's counter gets the limit the server enforces: the smaller of the widget's maximum
+    // message length (500 by default) and Max chat text size.
+    assert_eq!(theme["maxMessageLength"], 500, "Max chat text size is 10000 here");
+    let (status, _) = app.put_json(&path, t, json!({"maxChatTextSize": 200})).await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, theme) = app.get(&format!("/api/bots/{bot}/theme"), None).await;
+    assert_eq!(theme["maxMessageLength"], 200);
     let (status, _) = app.get("/api/bots/nope/theme", None).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 }

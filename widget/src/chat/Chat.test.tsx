@@ -12,6 +12,7 @@ function fakeServer(theme: Record<string, unknown> = {}) {
   const emitted: [string, Record<string, unknown>][] = [];
   let seq = 0;
   const msg = (role: string, content: string, extra: Record<string, unknown> = {}) => ({ _id: `m${++seq}`, seq, role, content, ...extra });
+  let reconnected: (() => void) | null = null;
   const live: Live = {
     on: (event, h) => handlers.set(event, [...(handlers.get(event) ?? []), h]),
     emit: async (event, payload) => {
@@ -22,6 +23,7 @@ function fakeServer(theme: Record<string, unknown> = {}) {
         server.push('new-message', { sessionId: 's1', message: msg('user', text) });
         return { success: true, agentConnected: false };
       }
+      if (event === 'join-session') return server.joinAck;
       return { success: true, messages: [], session: {} };
     },
     close: () => {},
@@ -32,12 +34,24 @@ function fakeServer(theme: Record<string, unknown> = {}) {
       status: 200,
       body: { sessionId: 's1', visitorToken: 't1', message: msg('user', String(body.message)), reply: msg('bot', 'We ship in 3 days.', { sources: [{ title: 'Shipping FAQ' }] }) },
     })),
-    connect: vi.fn(() => live),
+    connect: vi.fn((_token: string, onReconnect: () => void) => {
+      reconnected = onReconnect;
+      return live;
+    }),
   };
   const server = {
     transport,
     emitted,
     msg,
+    /** What `join-session` answers: the messages and the session as the server has them. */
+    joinAck: { success: true, messages: [], session: {} } as Record<string, unknown>,
+    /** The socket came back: the chat joins again and takes what it missed. */
+    async reconnect() {
+      await act(async () => {
+        reconnected?.();
+        await vi.advanceTimersByTimeAsync(1);
+      });
+    },
     push(event: string, payload: Record<string, unknown>) {
       act(() => (handlers.get(event) ?? []).forEach((h) => h(payload)));
     },
@@ -257,13 +271,78 @@ describe('the visitor chat', () => {
     );
   });
 
-  it("shows the server's refusal of an oversize message as an error", async () => {
-    await openChat();
+  it('sends nothing over the maximum and keeps the text to shorten', async () => {
+    const server = await openChat({ maxMessageLength: 300 });
     await type('hello');
-    fireEvent.input(box(), { target: { value: 'x'.repeat(501) } });
-    expect(screen.getByText('501/500')).toHaveClass('over');
+    const sends = () => server.emitted.filter(([e]) => e === 'send-message').length;
+    server.push('new-message', { sessionId: 's1', message: { _id: 'b1', role: 'bot', content: 'Hi.' } });
+    const before = sends();
+    await type('x'.repeat(301));
+    expect(screen.getByText('301/300')).toHaveClass('over');
+    expect(screen.getByRole('button', { name: 'Send message' })).toBeDisabled();
+    expect(sends()).toBe(before);
+    expect(box().value).toHaveLength(301);
+    await type('x'.repeat(300));
+    expect(sends()).toBe(before + 1);
+  });
+
+  it("shows the server's refusal of a message as an error", async () => {
+    await openChat({ maxMessageLength: 2000 });
+    await type('hello');
+    // The fake server, like a bot whose Max chat text size is 500, refuses past 500.
     await type('x'.repeat(501));
     expect(screen.getByRole('alert')).toHaveTextContent('Message is too long (501 characters; the limit is 500)');
+  });
+
+  it('after a reconnect takes the mode from the server: a resolve missed while away returns to the bot', async () => {
+    const server = await openChat();
+    await type('hello');
+    server.push('support-requested', { message: 'Connecting' });
+    expect(screen.getByText('Connecting you with a human agent...')).toBeInTheDocument();
+    // Until an agent takes it the bot still answers: its reply is awaited as usual.
+    await type('still there?');
+    expect(screen.getByRole('status', { name: 'Assistant is typing' })).toBeInTheDocument();
+    server.push('new-message', { sessionId: 's1', message: { _id: 'b9', role: 'bot', content: 'An agent is on the way.' } });
+    expect(screen.queryByRole('status', { name: 'Assistant is typing' })).toBeNull();
+    // Resolved by an agent while the socket was down: only the rejoin tells.
+    server.joinAck = { success: true, messages: [], session: { _id: 's1', status: 'resolved', needsHumanSupport: false, assignedAgent: null } };
+    await server.reconnect();
+    expect(screen.queryByText('Connecting you with a human agent...')).toBeNull();
+    expect(screen.getByRole('heading', { name: 'Acme Help' })).toBeInTheDocument();
+    // Taken while away: the agent's name is in the header.
+    server.joinAck = { success: true, messages: [], session: { _id: 's1', status: 'active', needsHumanSupport: true, assignedAgent: { name: 'Ann' } } };
+    await server.reconnect();
+    expect(screen.getByRole('heading', { name: 'Ann' })).toBeInTheDocument();
+    // Released by the team (the live `session-updated`): back to the bot.
+    server.push('session-updated', { sessionId: 's1', session: { _id: 's1', status: 'active', needsHumanSupport: false, assignedAgent: null } });
+    expect(screen.getByRole('heading', { name: 'Acme Help' })).toBeInTheDocument();
+  });
+
+  it('a reply saved while the socket was down ends the wait when the rejoin brings it', async () => {
+    const server = await openChat();
+    await type('first');
+    server.push('new-message', { sessionId: 's1', message: { _id: 'b1', seq: 10, role: 'bot', content: 'One.' } });
+    await type('second');
+    expect(screen.getByRole('status', { name: 'Assistant is typing' })).toBeInTheDocument();
+    server.joinAck = { success: true, messages: [{ _id: 'b2', seq: 12, role: 'bot', content: 'The missed reply.' }], session: {} };
+    await server.reconnect();
+    expect(server.emitted.at(-1)).toEqual(['join-session', { sessionId: 's1', afterSeq: 10 }]);
+    expect(screen.getByText('The missed reply.')).toBeInTheDocument();
+    expect(screen.queryByRole('status', { name: 'Assistant is typing' })).toBeNull();
+    await type('third');
+    expect(server.emitted.filter(([e]) => e === 'send-message').map(([, p]) => p.message)).toEqual(['second', 'third']);
+  });
+
+  it("shows an agent's edit of a message, and after a delete starts a new conversation", async () => {
+    const server = await openChat();
+    await type('hello');
+    server.push('new-message', { sessionId: 's1', message: { _id: 'b1', role: 'bot', content: 'Returns take 5 days.' } });
+    server.push('message-updated', { sessionId: 's1', message: { _id: 'b1', role: 'bot', content: 'Returns take 7 days.' } });
+    expect(screen.getByText('Returns take 7 days.')).toBeInTheDocument();
+    expect(screen.queryByText('Returns take 5 days.')).toBeNull();
+    server.push('session-deleted', { sessionId: 's1' });
+    await type('again');
+    expect(server.transport.startConversation).toHaveBeenCalledTimes(2);
   });
 
   it('asks for contact details 2 s after more than 4 messages, and saves them', async () => {

@@ -11,11 +11,11 @@ interface Props {
 }
 
 /** The message box: Enter sends, Shift+Enter starts a new line; nothing empty, nothing while a
- *  reply is pending; a counter against the bot's maximum (the server refuses longer ones). */
+ *  reply is pending, nothing over the bot's maximum (the counter turns red and the text stays). */
 export function Composer({ placeholder, maxLength, pending, onSend, onTyping }: Props) {
   const [text, setText] = useState('');
   const typing = useRef(false);
-  const ready = sendable(text, pending);
+  const ready = sendable(text, pending, maxLength);
   const count = counter(text, maxLength);
 
   const setTyping = (on: boolean) => {

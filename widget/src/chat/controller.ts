@@ -223,10 +223,27 @@ export class ChatController {
     }
     const limit = this.theme.messageHistoryLimit;
     if (this.state.messages.length > limit) this.set({ messages: this.state.messages.slice(-limit) });
+    this.applySession(rawSession);
+    // A reply saved while the socket was down arrives here, not as a live `new-message`.
+    if (this.state.pending) {
+      const last = [...this.state.messages].reverse().find((m) => m.role === 'user' || m.role === 'bot');
+      if (last?.role === 'bot' && !last.streaming) this.set({ pending: false });
+    }
+  }
+
+  /**
+   * Takes the mode from the server's session (the rules of the engine's `Mode::of`): resolved or
+   * neither assigned nor asking, the bot; assigned, the agent; asking, waiting. A resolve or a
+   * release missed while the socket was down thus returns the visitor to the bot.
+   */
+  private applySession(rawSession: unknown) {
     const s = (rawSession ?? {}) as Record<string, unknown>;
-    const agent = s.assignedAgent as { name?: string } | null | undefined;
-    if (s.status !== 'resolved' && agent) this.set({ mode: 'agent', agentName: agent.name ?? 'Agent' });
-    else if (s.status !== 'resolved' && s.needsHumanSupport === true) this.set({ mode: 'waiting' });
+    if (typeof s.status === 'string') {
+      const agent = s.assignedAgent as { name?: string } | null | undefined;
+      if (s.status !== 'resolved' && agent) this.set({ mode: 'agent', agentName: agent.name ?? 'Agent', pending: false });
+      else if (s.status !== 'resolved' && s.needsHumanSupport === true) this.set({ mode: 'waiting', agentName: null, agentTyping: false });
+      else this.set({ mode: 'bot', agentName: null, agentTyping: false });
+    }
     if (s.customerEmail || s.customerName || s.customerPhone) this.set({ leadGiven: true });
   }
 
@@ -286,6 +303,21 @@ export class ChatController {
       this.onIncoming();
     });
     live.on('agent-typing', (p) => this.set({ agentTyping: p.isTyping === true }));
+    // The team changed the conversation (status, release, an edited message) or deleted it.
+    live.on('session-updated', (p) => {
+      if (p.sessionId === this.state.sessionId) this.applySession(p.session);
+    });
+    live.on('message-updated', (p) => {
+      if (p.sessionId && p.sessionId !== this.state.sessionId) return;
+      const m = toMessage(p.message);
+      if (m && this.state.messages.some((x) => x.id === m.id)) this.upsert(m);
+    });
+    live.on('session-deleted', (p) => {
+      if (p.sessionId !== this.state.sessionId) return;
+      // The next message starts a new conversation; what is on screen stays until then.
+      this.forget();
+      this.set({ sessionId: null, mode: 'bot', agentName: null, agentTyping: false, pending: false });
+    });
     // The server's own note ('Session resolved by …') arrives as a saved system message.
     live.on('session-resolved', () => this.set({ mode: 'bot', agentName: null, agentTyping: false }));
     live.on('error', (p) => {
@@ -322,7 +354,8 @@ export class ChatController {
   /** Sends the visitor's message (already checked by the composer's rules). */
   async send(text: string, lead?: Partial<ContactDetails>): Promise<void> {
     const local: ChatMessage = { id: `local-${++localIds}`, role: 'user', content: text, local: true };
-    const awaitsReply = this.state.mode === 'bot';
+    // The bot answers until an agent has taken the conversation, also while one is awaited.
+    const awaitsReply = this.state.mode !== 'agent';
     if (awaitsReply) this.sentAt = Date.now();
     this.set({ messages: [...this.state.messages, local], pending: awaitsReply });
     if (!this.state.sessionId) {

@@ -3,9 +3,13 @@ import { contactOrNull, counter, leadDue, sendable, showHandoffButton } from './
 
 describe('visitor chat rules', () => {
   it('sends trimmed text, never empty, never while a reply is pending', () => {
-    expect(sendable('  hello \n', false)).toBe('hello');
-    expect(sendable('   \n ', false)).toBeNull();
-    expect(sendable('hello', true)).toBeNull();
+    expect(sendable('  hello \n', false, 500)).toBe('hello');
+    expect(sendable('   \n ', false, 500)).toBeNull();
+    expect(sendable('hello', true, 500)).toBeNull();
+    // Over the maximum nothing is sent; characters, not UTF-16 units, and surrounding spaces don't count.
+    expect(sendable('hello!', false, 5)).toBeNull();
+    expect(sendable(' héllo ', false, 5)).toBe('héllo');
+    expect(sendable('😀😀', false, 2)).toBe('😀😀');
   });
 
   it('offers a human after 4 messages or 10 seconds, only when handover is on and nothing is under way', () => {

@@ -22,10 +22,13 @@ export const WAITING_TEXT = 'Connecting you with a human agent...';
 export const WAIT_ESTIMATE_TEXT = 'Estimated wait time: 2-5 minutes';
 export const ERROR_TEXT = 'Sorry, I encountered an error processing your request.';
 
-/** The text to send, or null when nothing may be sent (empty, or a reply is pending). */
-export function sendable(text: string, pending: boolean): string | null {
+/**
+ * The text to send, or null when nothing may be sent: empty, a reply pending, or longer than the
+ * bot's maximum (the server would refuse it; the visitor keeps the text to shorten it).
+ */
+export function sendable(text: string, pending: boolean, maxLength: number): string | null {
   const trimmed = text.trim();
-  return trimmed && !pending ? trimmed : null;
+  return trimmed && !pending && [...trimmed].length <= maxLength ? trimmed : null;
 }
 
 export interface HandoffInputs {

@@ -18,9 +18,9 @@ use crate::state::AppState;
 #[utoipa::path(get, path = "/api/bots/{id}/theme", tag = "bots", params(("id" = String, Path, description = "The bot's id"), ("Origin" = Option<String>, Header, description = "The embedding site; refused unless on the bot's whitelist")), responses((status = 200, description = "What the chat draws", body = entities::Theme), ApiErrors))]
 pub async fn theme(state: web::Data<AppState>, req: HttpRequest, path: web::Path<String>) -> ApiResult<HttpResponse> {
     let bot = state.store.bot_by_id(&path).await?.ok_or_else(|| ApiError::not_found("Bot"))?;
+    let settings = state.store.bot_settings(&bot.id).await?;
     let from = crate::visitor_guard::CallOrigin::of(&req);
     if let Some(from) = &from {
-        let settings = state.store.bot_settings(&bot.id).await?;
         if !from.allowed(&settings) {
             // Readable by the refused page, so the launcher can see the refusal and step aside.
             let mut refused = ApiError::from(crate::visitor_guard::Refusal::Origin).error_response();
@@ -31,7 +31,12 @@ pub async fn theme(state: web::Data<AppState>, req: HttpRequest, path: web::Path
             return Ok(refused);
         }
     }
-    let config = WidgetConfig::from_json(&bot.widget);
+    let mut config = WidgetConfig::from_json(&bot.widget);
+    // The chat's counter shows the limit the server enforces: the smaller of the widget's
+    // maximum message length and the bot's "Max chat text size" setting.
+    if let Ok(setting) = u32::try_from(settings.max_chat_text_size) {
+        config.max_message_length = config.max_message_length.min(setting);
+    }
     let faq = if config.enable_faq { faq_questions(&state, &bot.id).await? } else { Vec::new() };
     // CSS stored before it was checked on save is not served unless it passes now.
     let css = if custom_css::check(&config.custom_css).is_ok() { config.custom_css.clone() } else { String::new() };
