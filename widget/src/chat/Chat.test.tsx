@@ -377,6 +377,44 @@ describe('the visitor chat', () => {
     expect(screen.getByRole('article', { name: 'You' })).toHaveTextContent('Earlier question');
   });
 
+  it('keeps a saved conversation when the server cannot be reached, and forgets one it refuses', async () => {
+    localStorage.setItem('parley:chat:bot-1', JSON.stringify({ sessionId: 's1', visitorToken: 't1' }));
+    const server = fakeServer();
+    let reconnected: () => void = () => {};
+    let answer: () => Promise<Record<string, unknown>> = async () => {
+      throw new Error('timeout');
+    };
+    const emit = vi.fn(async () => answer());
+    server.transport.connect = vi.fn((_token: string, onReconnect: () => void) => {
+      reconnected = onReconnect;
+      return { on: () => {}, emit, close: () => {} };
+    });
+    const { unmount } = render(<App search="?id=bot-1" transport={server.transport} />);
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(10);
+    });
+    expect(localStorage.getItem('parley:chat:bot-1')).not.toBeNull();
+    // Back up: the reconnect joins again and shows the conversation.
+    answer = async () => ({ success: true, messages: [{ _id: 'old1', seq: 1, role: 'user', content: 'Earlier question' }], session: {} });
+    await act(async () => {
+      reconnected();
+      await vi.advanceTimersByTimeAsync(1);
+    });
+    expect(screen.getByRole('article', { name: 'You' })).toHaveTextContent('Earlier question');
+    unmount();
+    // Refused (deleted, or the token no longer opens it): forgotten.
+    answer = async () => ({ success: false, error: 'Session not found' });
+    render(<App search="?id=bot-1" transport={server.transport} />);
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(10);
+    });
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(10);
+    });
+    expect(emit).toHaveBeenCalledTimes(3);
+    expect(localStorage.getItem('parley:chat:bot-1')).toBeNull();
+  });
+
   it('shows an offline state for an inactive assistant', async () => {
     await openChat({ status: 'inactive' });
     expect(screen.getByText('Acme Help is offline')).toBeInTheDocument();

@@ -5,6 +5,7 @@
 // messages and typing. The conversation survives a reload when the bot keeps history.
 
 import type { ChatTheme } from './theme';
+import { BUSY } from './busy';
 import { ERROR_TEXT, type ContactDetails } from './rules';
 import { replyWait } from '../shared/look';
 
@@ -155,12 +156,14 @@ export class ChatController {
     if (!saved) return;
     this.token = saved.visitorToken;
     this.set({ sessionId: saved.sessionId });
-    const ok = await this.join();
-    if (!ok) {
+    const joined = await this.join();
+    if (joined === 'refused') {
       // Expired or deleted: start afresh rather than fail.
       this.forget();
       this.set({ sessionId: null, messages: [] });
     }
+    // Unreachable (a restart, a timeout) or busy: the conversation is kept, and the socket's
+    // reconnect joins it again.
   }
 
   private remember() {
@@ -183,21 +186,25 @@ export class ChatController {
     this.token = null;
   }
 
-  /** Connects the live channel and joins the conversation; false when the server refuses. */
-  private async join(): Promise<boolean> {
+  /**
+   * Connects the live channel and joins the conversation: `refused` when the server says no (the
+   * conversation is gone or the token no longer opens it), `unreachable` when no answer came or
+   * the server was busy.
+   */
+  private async join(): Promise<'joined' | 'refused' | 'unreachable'> {
     const sessionId = this.state.sessionId;
-    if (!sessionId || !this.token) return false;
+    if (!sessionId || !this.token) return 'refused';
     if (!this.live) {
       this.live = this.transport.connect(this.token, () => void this.rejoin());
       this.listen(this.live);
     }
     try {
       const ack = await this.live.emit('join-session', { sessionId });
-      if (ack.success !== true) return false;
+      if (ack.success !== true) return ack.error === BUSY ? 'unreachable' : 'refused';
       this.absorbHistory(ack.messages, ack.session);
-      return true;
+      return 'joined';
     } catch {
-      return false;
+      return 'unreachable';
     }
   }
 

@@ -57,9 +57,15 @@ export const httpTransport: Transport = {
         // Closed while the chunk was loading: never connect at all.
         autoConnect: !closed,
       });
+      // A join sent before the first connect gets its answer then; if connecting failed first,
+      // that answer may have timed out meanwhile, so the first connect joins again too.
       let connectedOnce = false;
+      let failedFirst = false;
+      s.on('connect_error', () => {
+        if (!connectedOnce) failedFirst = true;
+      });
       s.on('connect', () => {
-        if (connectedOnce) onReconnect();
+        if (connectedOnce || failedFirst) onReconnect();
         connectedOnce = true;
       });
       return s;
