@@ -230,7 +230,7 @@ function Chat({ botId, theme, transport, onRefused }: { botId: string; theme: Ch
       )}
       {leadOpen && due && !state.contactFormOpen && (
         <ContactForm
-          title="Stay in touch"
+          title="Get Better Support"
           intro={theme.leadCaptureMessage}
           submitLabel="Continue"
           skipLabel="Skip"

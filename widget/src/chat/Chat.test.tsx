@@ -352,16 +352,16 @@ describe('the visitor chat', () => {
     server.push('new-message', { sessionId: 's1', message: { _id: 'b2', role: 'bot', content: 'answer two' } });
     await type('three');
     server.push('new-message', { sessionId: 's1', message: { _id: 'b3', role: 'bot', content: 'answer three' } });
-    expect(screen.queryByRole('form', { name: 'Stay in touch' })).toBeNull();
+    expect(screen.queryByRole('form', { name: 'Get Better Support' })).toBeNull();
     act(() => void vi.advanceTimersByTime(2000));
-    expect(screen.getByRole('form', { name: 'Stay in touch' })).toHaveTextContent('could you please share some details?');
+    expect(screen.getByRole('form', { name: 'Get Better Support' })).toHaveTextContent('could you please share some details?');
     fireEvent.input(screen.getAllByLabelText('Email').at(-1)!, { target: { value: 'vic@example.com' } });
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Continue' }));
       await vi.advanceTimersByTimeAsync(1);
     });
     expect(server.emitted.find(([e]) => e === 'leave-details')?.[1]).toEqual({ sessionId: 's1', leadData: { email: 'vic@example.com' } });
-    expect(screen.queryByRole('form', { name: 'Stay in touch' })).toBeNull();
+    expect(screen.queryByRole('form', { name: 'Get Better Support' })).toBeNull();
   });
 
   it('keeps the conversation across a reload when history is on', async () => {

@@ -42,8 +42,8 @@ export function ContactForm({ title, intro, email, submitLabel, skipLabel, onSub
       )}
       {field('name', 'Name', 'text', 'name')}
       {field('email', 'Email', 'email', 'email')}
-      {field('phone', 'Phone', 'tel', 'tel')}
-      {field('company', 'Company', 'text', 'organization')}
+      {field('phone', 'Phone (Optional)', 'tel', 'tel')}
+      {field('company', 'Company (Optional)', 'text', 'organization')}
       <div className="actions">
         <button type="submit" className="primary">
           {submitLabel}
