@@ -52,14 +52,20 @@ async fn add_member(store: &Store, bot: &str, owner_id: &str, email: &str, user_
     store.accept_invitation(bot, &member.id, user_id).await.unwrap();
 }
 
-/// A visitor starts a conversation and asks for a person; returns the acknowledgement.
-async fn visitor_asks_for_a_person(app: &TestApp, bot: &str, name: &str) -> serde_json::Value {
+/// A visitor starts a conversation and asks for a person; returns the acknowledgement, and the
+/// visitor's socket and conversation to ask again.
+async fn visitor_asks_for_a_person(app: &TestApp, bot: &str, name: &str) -> (serde_json::Value, SioClient, String) {
     let (status, chat) = app.post_json("/api/chat", None, json!({"botId": bot, "message": "Hello there"})).await;
     assert_eq!(status, StatusCode::OK, "{chat}");
     let session_id = chat["sessionId"].as_str().unwrap().to_string();
     let mut visitor = SioClient::connect(app, json!({"visitorToken": chat["visitorToken"]})).await;
     let joined = visitor.emit_with_ack("join-session", json!({"sessionId": session_id, "botId": bot})).await;
     assert_eq!(joined["success"], true, "{joined}");
+    let asked = ask_again(&mut visitor, &session_id, name).await;
+    (asked, visitor, session_id)
+}
+
+async fn ask_again(visitor: &mut SioClient, session_id: &str, name: &str) -> serde_json::Value {
     visitor
         .emit_with_ack(
             "request-human-support",
@@ -83,11 +89,20 @@ async fn a_support_request_mails_the_agents_only_when_none_is_online(backend: pa
     let (status, prefs) = app.put_json("/api/me/notifications", Some(&bob), json!({"emailNotifications": false})).await;
     assert_eq!((status, prefs["emailNotifications"].clone()), (StatusCode::OK, json!(false)), "{prefs}");
 
-    let asked = visitor_asks_for_a_person(&app, &bot, "Vic").await;
+    let (asked, mut visitor, session_id) = visitor_asks_for_a_person(&app, &bot, "Vic").await;
     assert_eq!(asked["success"], true, "{asked}");
     let subject = "New support request on Helpdesk";
     let expected: BTreeSet<String> = ["olive@shop.example", "ann@shop.example"].map(String::from).into();
     assert_eq!(queued_to(&store, subject).await, expected, "the owner and the agent who wants mail; not Bob, not the viewer");
+    // Asking again while already waiting is answered, but adds no note and mails nobody again:
+    // a visitor cannot flood the team's inboxes.
+    for _ in 0..5 {
+        let again = ask_again(&mut visitor, &session_id, "Vic").await;
+        assert_eq!(again["success"], true, "{again}");
+    }
+    assert_eq!(count_to(&store, subject, "olive@shop.example").await, 1, "one mail for one request");
+    let notes = store.messages(&session_id, 0, 100).await.unwrap().into_iter().filter(|m| m.role == "system").count();
+    assert_eq!(notes, 1, "one handover note");
     let mail = smtp.wait_for("ann@shop.example", 2).await; // after the verification mail
     assert_eq!(mail.subject(), subject);
     assert!(mail.text().contains("Vic, vic@visitor.example") && mail.text().contains("A person please"), "{}", mail.text());
@@ -97,7 +112,7 @@ async fn a_support_request_mails_the_agents_only_when_none_is_online(backend: pa
     let mut agent = SioClient::connect(&app, json!({"token": ann})).await;
     let joined = agent.emit_with_ack("join-as-agent", json!({"botId": bot})).await;
     assert_eq!(joined["success"], true, "{joined}");
-    let asked = visitor_asks_for_a_person(&app, &bot, "Second visitor").await;
+    let (asked, _, _) = visitor_asks_for_a_person(&app, &bot, "Second visitor").await;
     assert_eq!(asked["success"], true, "{asked}");
     assert_eq!(count_to(&store, subject, "olive@shop.example").await, 1, "no mail while an agent is online");
     assert_eq!(count_to(&store, subject, "ann@shop.example").await, 1);

@@ -10,7 +10,7 @@ use parley_store::models::{ChatMessage, ChatSession};
 use tokio::sync::oneshot;
 
 use super::events::{ServerEvent, Sink};
-use super::types::{ConnId, EngineError, TurnOutcome};
+use super::types::{ConnId, EngineError, SupportAsked, TurnOutcome};
 
 // ---------------------------------------------------------------------------------------------
 // To a session actor.
@@ -52,7 +52,7 @@ pub struct RequestSupport {
     pub message: String,
     pub info: parley_store::chat::CustomerInfo,
     pub handover_message: String,
-    pub reply: oneshot::Sender<Result<Arc<ChatSession>, EngineError>>,
+    pub reply: oneshot::Sender<Result<SupportAsked, EngineError>>,
 }
 
 /// The bot actor decided this agent won the take: note it, tell the visitor.

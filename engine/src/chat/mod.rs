@@ -18,7 +18,7 @@ pub mod types;
 pub use brain::{BotReply, Brain, BrainError, ReplyRequest};
 pub use directory::BotInfo;
 pub use service::Engine;
-pub use types::{ConnId, Connection, EngineError, EngineSettings, TurnOutcome, VisitorMessage, Who, AGENT_TEXT_CHARS, BUSY};
+pub use types::{ConnId, Connection, EngineError, EngineSettings, SupportAsked, TurnOutcome, VisitorMessage, Who, AGENT_TEXT_CHARS, BUSY};
 pub use events::{Outgoing, ServerEvent, Sink};
 
 /// The bubble a visitor sees when a reply could not be made (spec 2 §8).

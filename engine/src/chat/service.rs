@@ -23,7 +23,7 @@ use super::messages::{
 };
 use super::registry::Registry;
 use super::session::SessionActor;
-use super::types::{ConnId, Connection, EngineError, EngineSettings, TurnOutcome, VisitorMessage, Who, AGENT_TEXT_CHARS, BUSY};
+use super::types::{ConnId, Connection, EngineError, EngineSettings, SupportAsked, TurnOutcome, VisitorMessage, Who, AGENT_TEXT_CHARS, BUSY};
 
 /// What a live connection has joined, so that leaving and disconnecting undo exactly that.
 #[derive(Default)]
@@ -417,7 +417,7 @@ impl Engine {
 
     /// `request-human-support`: by the visitor of the session (or a member with a support
     /// role on their behalf).
-    pub async fn request_support(&self, who: &Who, session_id: &str, message: &str, info: CustomerInfo) -> Result<Arc<ChatSession>, EngineError> {
+    pub async fn request_support(&self, who: &Who, session_id: &str, message: &str, info: CustomerInfo) -> Result<SupportAsked, EngineError> {
         let (addr, bot_id, role) = self.session_for(who, session_id).await?;
         if matches!(who, Who::Member { .. }) {
             Self::support_role(role)?;

@@ -24,7 +24,7 @@ use super::brain::{Brain, ReplyRequest};
 use super::events::{Outgoing, ServerEvent};
 use super::messages::{AgentAssigned, AgentSays, Join, Leave, Member, Reload, RequestSupport, Resolve, Tell, Typing, VisitorSays};
 use super::peers::Peers;
-use super::types::{ConnId, EngineError, TurnOutcome, BUSY};
+use super::types::{ConnId, EngineError, SupportAsked, TurnOutcome, BUSY};
 use super::ERROR_REPLY;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -388,12 +388,16 @@ impl Handler<RequestSupport> for SessionActor {
             return;
         }
         self.last_activity = Instant::now();
+        let waiting = self.mode == Mode::WaitingForAgent;
         let store = self.store.clone();
         let id = self.id.clone();
         let info = msg.info.clone();
         ctx.wait(async move { store.request_support(&id, &info).await }.into_actor(self).map(move |saved, act, ctx| match saved {
             Err(e) => {
                 let _ = msg.reply.send(Err(e.into()));
+            }
+            Ok(session) if waiting => {
+                let _ = msg.reply.send(Ok(SupportAsked { session: Arc::new(session), new: false }));
             }
             Ok(session) => {
                 act.mode = Mode::WaitingForAgent;
@@ -416,7 +420,7 @@ impl Handler<RequestSupport> for SessionActor {
                         customer_info: msg.info,
                         timestamp: parley_store::time::to_rfc3339(&parley_store::time::now()),
                     });
-                    let _ = msg.reply.send(Ok(view));
+                    let _ = msg.reply.send(Ok(SupportAsked { session: view, new: true }));
                 });
             }
         }));

@@ -105,6 +105,15 @@ pub struct TurnOutcome {
     pub offer_handoff: bool,
 }
 
+/// What a `request-human-support` did.
+#[derive(Debug, Clone)]
+pub struct SupportAsked {
+    pub session: Arc<parley_store::models::ChatSession>,
+    /// False when the conversation was already waiting for a person: the details were updated,
+    /// but no note was added and nobody was told again (so a repeated request cannot flood the
+    /// team's screens or mailboxes).
+    pub new: bool,
+}
 
 /// Longest message an agent may send or edit into a conversation, in characters.
 pub const AGENT_TEXT_CHARS: usize = 10_000;

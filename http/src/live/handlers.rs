@@ -128,10 +128,12 @@ async fn request_human_support(cx: Cx, Args(a): Args<RequestSupport>) -> Result<
     let info = a.customer_info.or(a.lead_data).unwrap_or_default();
     let customer = [info.name.clone(), info.email.clone()].into_iter().flatten().filter(|s| !s.trim().is_empty()).collect::<Vec<_>>().join(", ");
     let who = &cx.live.conn.who;
-    let session = cx.state.engine.request_support(who, &session_id, &message, info).await?;
-    // Nobody online to hear it: the bot's agents are told by mail (those who want it).
+    let asked = cx.state.engine.request_support(who, &session_id, &message, info).await?;
+    let session = asked.session;
+    // Nobody online to hear it: the bot's agents are told by mail (those who want it), once
+    // per request; asking again while already waiting mails nobody.
     if let Who::Visitor { bot_id, .. } = who {
-        if cx.state.engine.agents_online(bot_id) == 0 {
+        if asked.new && cx.state.engine.agents_online(bot_id) == 0 {
             let customer = if customer.is_empty() { "a visitor".to_string() } else { customer };
             if let Err(e) = crate::notify::support_request_unanswered(&cx.state, bot_id, &customer, &message).await {
                 tracing::warn!("support request mail: {}", e.message);
