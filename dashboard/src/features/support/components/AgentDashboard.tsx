@@ -298,7 +298,8 @@ function LiveChatPanel({ botName }: { botName: string }) {
         </Group>
         <MessageList messages={s.messages} botName={botName} typing={!!s.typing[session._id]} height="max(260px, calc(100vh - 460px))" />
         {canHandle && (
-          <Composer onSend={sendMessage} onTyping={setTyping} disabled={!connected} placeholder="Type your response..." showHint />
+          // One box per conversation: a reply half-written for one customer never goes to another.
+          <Composer key={session._id} onSend={sendMessage} onTyping={setTyping} disabled={!connected} placeholder="Type your response..." showHint />
         )}
         <Text size="xs" c={connected ? 'green' : 'red'} ta="center">
           {connected ? 'Live chat with customer' : 'Disconnected'}

@@ -156,7 +156,8 @@ export function Inbox({
                 onEdit={canEdit ? editMessage : undefined}
                 height="max(280px, calc(100vh - 440px))"
               />
-              {canHandle && <Composer onSend={sendMessage} onTyping={setTyping} disabled={!connected} />}
+              {/* One box per conversation: a reply half-written for one customer never goes to another. */}
+              {canHandle && <Composer key={session._id} onSend={sendMessage} onTyping={setTyping} disabled={!connected} />}
               <ResolveModal
                 opened={resolving}
                 onClose={() => setResolving(false)}

@@ -3,6 +3,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { mockFetch, type Call } from '../../../../test-utils/fetch';
 import userEvent from '@testing-library/user-event';
 import { render } from '../../../../test-utils/render';
+import { live } from '@/features/live/socket';
 import { resetSupport, support } from '../stores/support';
 import { AgentDashboard, HeaderCounters } from './AgentDashboard';
 import { Inbox } from './Inbox';
@@ -81,6 +82,25 @@ describe('agent dashboard', () => {
     expect(screen.getAllByText('Disconnected').length).toBeGreaterThan(0);
     await userEvent.click(screen.getByRole('button', { name: 'Resolve' }));
     expect(await screen.findByText('How would you rate this conversation?')).toBeInTheDocument();
+  });
+});
+
+describe('composer per conversation', () => {
+  it('a reply half-written for one customer is not left in the box for the next', async () => {
+    support.mine = [session('m1', { customerName: 'Vic', assignedAgent: { _id: 'me' } }), session('m2', { customerName: 'Wes', assignedAgent: { _id: 'me' } })];
+    support.selectedId = 'm1';
+    live.connected = true;
+    try {
+      render(<AgentDashboard botName="Shop helper" />);
+      const box = () => screen.getByPlaceholderText('Type your response...') as HTMLTextAreaElement;
+      await userEvent.type(box(), 'Your refund for order 41 is on its way');
+      expect(box().value).toBe('Your refund for order 41 is on its way');
+      support.selectedId = 'm2';
+      expect(await screen.findByRole('heading', { name: 'Wes' })).toBeInTheDocument();
+      expect(box().value).toBe('');
+    } finally {
+      live.connected = false;
+    }
   });
 });
 
