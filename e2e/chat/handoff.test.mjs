@@ -119,6 +119,12 @@ for (const [mode, transports] of Object.entries(TRANSPORTS)) {
     assert.equal(foreign.success, false);
     assert.equal(foreign.error, "Session not found");
 
+    // A rating out of range is refused, however large, and resolves nothing.
+    for (const rating of [6, 2 ** 40]) {
+      const bad = await ack(winner, "resolve-session", { sessionId, rating });
+      assert.deepEqual([bad.success, bad.error], [false, "Rating must be between 1 and 5"], `rating ${rating}`);
+    }
+
     // Resolve with a rating: everyone hears it, the visitor is back with the bot.
     const resolved = await ack(winner, "resolve-session", { sessionId, rating: 5, feedback: "Parcel found" });
     assert.equal(resolved.success, true);

@@ -33,6 +33,7 @@ on_both_backends!(
     limits_are_enforced_before_anything_is_saved,
     an_agent_who_leaves_a_bot_hears_no_more_of_it,
     a_removed_member_loses_live_access_at_once,
+    only_members_who_may_take_sessions_are_online_agents,
     revoking_a_users_sessions_closes_their_connections,
     a_member_who_cannot_keep_up_makes_new_messages_busy_not_lost,
 );
@@ -93,7 +94,7 @@ fn payload(event: &ServerEvent) -> Value {
         ServerEvent::CustomerTyping { session_id, is_typing } => json!({"sessionId": session_id, "isTyping": is_typing}),
         ServerEvent::MessageDelta { session_id, message_id, delta } => json!({"sessionId": session_id, "messageId": message_id, "delta": delta}),
         ServerEvent::SessionResolved { session_id, resolved_by, timestamp } => json!({"sessionId": session_id, "resolvedBy": resolved_by, "timestamp": timestamp}),
-        ServerEvent::SessionDeleted { session_id } | ServerEvent::SessionJoined { session_id } => json!({"sessionId": session_id}),
+        ServerEvent::SessionDeleted { session_id } | ServerEvent::SessionJoined { session_id } | ServerEvent::HandoffOffered { session_id } => json!({"sessionId": session_id}),
         ServerEvent::SupportRequested { message } | ServerEvent::Error { message } => json!({"message": message}),
         ServerEvent::AgentJoined { agent_name, agent_id, message } => json!({"agentName": agent_name, "agentId": agent_id, "message": message}),
         ServerEvent::AgentTyping { is_typing } => json!({"isTyping": is_typing}),
@@ -518,6 +519,53 @@ async fn an_agent_who_leaves_a_bot_hears_no_more_of_it(backend: Backend) {
     // Joining again brings it all back, starting with the queue.
     w.engine.join_as_agent(&a.conn, &w.bot_id).await.unwrap();
     a.wait_until("active-support-sessions", |e| e["sessions"].as_array().is_some_and(|s| s.len() == 2)).await;
+}
+
+async fn only_members_who_may_take_sessions_are_online_agents(backend: Backend) {
+    let w = world(backend, Duration::from_secs(5)).await;
+    let vic = join_team(&w, "vic@x.co", "Vic", Role::Viewer).await;
+    let ann = join_team(&w, "ann@x.co", "Ann", Role::Agent).await;
+    let ann_id = match &ann { Who::Member { user_id, .. } => user_id.clone(), _ => unreachable!() };
+    let v = client(&w.engine, vic);
+    w.engine.join_as_agent(&v.conn, &w.bot_id).await.unwrap();
+    assert_eq!(w.engine.agents_online(&w.bot_id), 0, "a viewer watching the queue is not someone a visitor can reach");
+    let a = client(&w.engine, ann);
+    w.engine.join_as_agent(&a.conn, &w.bot_id).await.unwrap();
+    assert_eq!(w.engine.agents_online(&w.bot_id), 1);
+
+    let sid = say(&w, None, "hello").await.session_id;
+    w.engine.request_support(&w.owner, &sid, "help", CustomerInfo::default()).await.unwrap();
+    assert!(w.engine.take_session(&w.owner, &sid).await.unwrap().won);
+    let set_role = |role: Role| {
+        let (store, bot_id, ann_id) = (w.store.clone(), w.bot_id.clone(), ann_id.clone());
+        async move {
+            let member = store.team_members(&bot_id).await.unwrap().into_iter().find(|m| m.user_id.as_deref() == Some(ann_id.as_str())).unwrap();
+            store.set_member_role(&bot_id, &member.id, role).await.unwrap();
+        }
+    };
+    set_role(Role::Viewer).await;
+    w.engine.role_changed(&w.bot_id, &ann_id, Role::Viewer);
+    assert_eq!(w.engine.agents_online(&w.bot_id), 0, "demoted while connected");
+    let refused = w.engine.transfer(&w.owner, &sid, &ann_id, "").await;
+    assert!(matches!(refused, Err(EngineError::Refused(_))), "a viewer is no transfer target: {refused:?}");
+
+    set_role(Role::Agent).await;
+    w.engine.role_changed(&w.bot_id, &ann_id, Role::Agent);
+    assert_eq!(w.engine.agents_online(&w.bot_id), 1);
+    let moved = w.engine.transfer(&w.owner, &sid, &ann_id, "").await.unwrap();
+    assert_eq!(moved.assigned_agent_id.as_deref(), Some(ann_id.as_str()));
+
+    // Demoted while handling it: the conversation goes back to the queue, not left with her.
+    set_role(Role::Viewer).await;
+    w.engine.role_changed(&w.bot_id, &ann_id, Role::Viewer);
+    let heard = v.events("session-updated").len();
+    assert_eq!(w.engine.requeue_sessions_of(&w.bot_id, &ann_id).await.unwrap(), 1);
+    let back = w.store.session(&sid).await.unwrap().unwrap();
+    assert_eq!((back.assigned_agent_id, back.needs_human_support, back.status.as_str()), (None, true, "pending"));
+    v.wait_for("session-updated", heard + 1).await;
+    assert_eq!(v.events("session-updated").last().unwrap()["session"]["status"], "pending", "the team sees it waiting again");
+    assert!(w.engine.take_session(&w.owner, &sid).await.unwrap().won, "another agent can take it");
+    assert_eq!(w.engine.requeue_sessions_of(&w.bot_id, &ann_id).await.unwrap(), 0);
 }
 
 async fn a_removed_member_loses_live_access_at_once(backend: Backend) {

@@ -136,6 +136,11 @@ impl ViewerZone {
         out
     }
 
+    /// When the zone's current day began (UTC), for "today" figures.
+    pub fn day_start(self, now: NaiveDateTime) -> NaiveDateTime {
+        self.instant(self.local(now).date().and_time(NaiveTime::MIN))
+    }
+
     /// The zone's name (`Europe/Paris`), or the offset as `+02:00` (`+00:00` for UTC).
     pub fn label(self) -> String {
         match self {
@@ -214,6 +219,17 @@ mod tests {
         assert_eq!((b.from, b.width_secs, b.count), (at("2026-11-18 22:00:00"), 86_400, 7));
         assert_eq!(bucket_start(&b, tz, 6), "2026-11-25T00:00:00+02:00");
         assert!(b.to() > at("2026-11-24 23:30:00"));
+    }
+
+    #[test]
+    fn today_starts_at_the_viewer_s_midnight() {
+        let tz = ViewerZone::parse(Some("+02:00")).unwrap();
+        assert_eq!(tz.day_start(at("2026-11-24 23:30:00")), at("2026-11-24 22:00:00"));
+        assert_eq!(tz.day_start(at("2026-11-24 21:30:00")), at("2026-11-23 22:00:00"));
+        let utc = ViewerZone::parse(None).unwrap();
+        assert_eq!(utc.day_start(at("2026-11-24 23:30:00")), at("2026-11-24 00:00:00"));
+        let paris = ViewerZone::parse(Some("Europe/Paris")).unwrap();
+        assert_eq!(paris.day_start(at("2026-10-25 12:00:00")), at("2026-10-24 22:00:00"), "the day summer time ends began at +02:00");
     }
 
     #[test]

@@ -53,8 +53,32 @@ pub struct KeyedBuckets<K: Hash + Eq + Send + Sync + 'static> {
     buckets: Cache<K, Arc<Mutex<TokenBucket>>>,
 }
 
-/// One token bucket per IP address (Engine.IO handshakes, sign-in calls, new conversations).
-pub type IpBuckets = KeyedBuckets<IpAddr>;
+/// One token bucket per client network (Engine.IO handshakes, sign-in calls, new
+/// conversations): an IPv4 address, or an IPv6 address's /64. One IPv6 host is usually handed
+/// a whole /64, so a bucket per address would give it 2^64 fresh budgets.
+pub struct IpBuckets(KeyedBuckets<IpAddr>);
+
+impl IpBuckets {
+    pub fn new(per_sec: f64, burst: f64) -> IpBuckets {
+        IpBuckets(KeyedBuckets::new(per_sec, burst))
+    }
+
+    pub fn allow(&self, ip: IpAddr) -> bool {
+        self.0.allow(client_network(ip))
+    }
+}
+
+/// The key a client's address is limited under: IPv4 as is (also when written IPv4-mapped),
+/// IPv6 cut to its /64.
+pub fn client_network(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(std::net::Ipv6Addr::from(u128::from(v6) & !((1u128 << 64) - 1))),
+        },
+    }
+}
 
 impl<K: Hash + Eq + Send + Sync + 'static> KeyedBuckets<K> {
     pub fn new(per_sec: f64, burst: f64) -> KeyedBuckets<K> {
@@ -181,6 +205,17 @@ mod tests {
         assert!(buckets.allow(a) && buckets.allow(a));
         assert!(!buckets.allow(a));
         assert!(buckets.allow(b));
+    }
+
+    #[test]
+    fn an_ipv6_network_shares_one_bucket() {
+        let buckets = IpBuckets::new(1.0, 2.0);
+        let host: IpAddr = "2001:db8:1:2::1".parse().unwrap();
+        let same_net: IpAddr = "2001:db8:1:2:ffff:ffff:ffff:ffff".parse().unwrap();
+        assert!(buckets.allow(host) && buckets.allow(same_net));
+        assert!(!buckets.allow("2001:db8:1:2:abcd::9".parse().unwrap()), "another address of the same /64 has no fresh budget");
+        assert!(buckets.allow("2001:db8:1:3::1".parse().unwrap()), "the next /64 is another network");
+        assert_eq!(client_network("::ffff:10.0.0.1".parse().unwrap()), IpAddr::from([10, 0, 0, 1]));
     }
 
     #[test]

@@ -33,6 +33,13 @@ async fn support_stats_are_computed_for_the_team_only(backend: parley_store::Bac
     let (_, after) = app.get(&path, Some(&owner)).await;
     assert_eq!((after["waiting"].as_i64(), after["resolvedToday"].as_i64(), after["totalResolved"].as_i64()), (Some(0), Some(1), Some(1)));
     assert_eq!((after["satisfaction"].as_f64(), after["ratedSessions"].as_i64()), (Some(4.0), Some(1)));
+    // "Today" is the viewer's: resolved a moment ago is today in every zone.
+    for tz in ["Pacific/Kiritimati", "-11:00", "Europe/Paris"] {
+        let (status, zoned) = app.get(&format!("{path}?tz={}", tz.replace('+', "%2B")), Some(&owner)).await;
+        assert_eq!((status, zoned["resolvedToday"].as_i64()), (StatusCode::OK, Some(1)), "{tz}");
+    }
+    let (status, body) = app.get(&format!("{path}?tz=Mars/Olympus"), Some(&owner)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
 
     assert_eq!(app.get(&path, Some(&stranger)).await.0, StatusCode::NOT_FOUND);
     assert_eq!(app.get(&path, None).await.0, StatusCode::UNAUTHORIZED);

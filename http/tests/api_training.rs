@@ -149,6 +149,8 @@ async fn limits_and_roles_are_enforced(backend: parley_store::Backend) {
     let text = format!("/api/bots/{bot}/sources/text");
     let (status, _) = app.post_json(&text, t, json!({"content": "x".repeat(5001)})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    let (status, body) = app.post_json(&text, t, json!({"name": "t".repeat(201), "content": "A fact."})).await;
+    assert_eq!((status, message(&body)), (StatusCode::UNPROCESSABLE_ENTITY, "Title must be at most 200 characters"));
     for i in 0..20 {
         let (status, _) = app.post_json(&text, t, json!({"content": format!("Fact number {i}.")})).await;
         assert_eq!(status, StatusCode::CREATED);

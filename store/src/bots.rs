@@ -185,6 +185,7 @@ impl WidgetConfig {
         choice(&self.shadow_intensity, &SHADOWS, "Shadow intensity")?;
         choice(&self.typography, &FONT_SIZES, "Font size")?;
         choice(&self.theme_mode, &["light", "dark"], "Theme mode")?;
+        choice(&self.message_alignment, &["default", "left", "right"], "Message alignment")?;
         crate::custom_css::check(&self.custom_css)?;
         if self.auto_open_delay > MAX_AUTO_OPEN_SECS {
             return Err(format!("Auto-open delay must be 0-{MAX_AUTO_OPEN_SECS} seconds"));

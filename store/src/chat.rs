@@ -367,6 +367,37 @@ impl Store {
         Ok(n == 1)
     }
 
+    /// The bot's open sessions assigned to `agent_id` go back to the support queue, waiting for
+    /// another agent (that agent left the team or may no longer take sessions). Returns them as
+    /// they are now; the time of the request is kept, so the queue shows how long they waited.
+    pub async fn requeue_agent_sessions(&self, bot_id: &str, agent_id: &str) -> StoreResult<Vec<ChatSession>> {
+        self.counters_current().await;
+        let now = time::now();
+        db_tx!(self, owned(bot_id, agent_id), |conn| async move {
+            let ids: Vec<String> = chat_sessions::table
+                .filter(chat_sessions::bot_id.eq(bot_id))
+                .filter(chat_sessions::assigned_agent_id.eq(agent_id))
+                .filter(chat_sessions::status.ne("resolved"))
+                .select(chat_sessions::id)
+                .load(conn)
+                .await?;
+            if ids.is_empty() {
+                return Ok(Vec::new());
+            }
+            diesel::update(chat_sessions::table.filter(chat_sessions::id.eq_any(&ids)))
+                .set((
+                    chat_sessions::needs_human_support.eq(true),
+                    chat_sessions::status.eq("pending"),
+                    chat_sessions::assigned_agent_id.eq(None::<String>),
+                    chat_sessions::assigned_agent_name.eq(None::<String>),
+                    chat_sessions::updated_at.eq(now),
+                ))
+                .execute(conn)
+                .await?;
+            Ok(chat_sessions::table.filter(chat_sessions::id.eq_any(&ids)).load::<ChatSession>(conn).await?)
+        })
+    }
+
     /// Resolves the session: the human part is over, the visitor is back with the bot. The
     /// agent's `notes` are private to the team (`resolution_notes`), never the visitor's
     /// `feedback`.

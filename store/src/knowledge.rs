@@ -21,6 +21,8 @@ pub const MAX_QA_PAIRS: i64 = 50;
 pub const MAX_TEXT_CHARS: usize = 5000;
 pub const MAX_QUESTION_CHARS: usize = 150;
 pub const MAX_ANSWER_CHARS: usize = 500;
+/// A source's name (a text's title, a PDF's file name): shown in lists and citations.
+pub const MAX_SOURCE_NAME_CHARS: usize = 200;
 
 pub const SOURCES_LIMIT_MESSAGE: &str = "Maximum number of sources reached";
 pub const QA_LIMIT_MESSAGE: &str = "Maximum number of Q&A pairs reached";

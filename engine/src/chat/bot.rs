@@ -11,7 +11,7 @@ use parley_store::chat::SessionFilter;
 use parley_store::Store;
 
 use super::events::{Outgoing, ServerEvent, SessionList};
-use super::messages::{AgentAssigned, AgentOffline, AgentOnline, AgentStatus, ListAgents, OnlineAgent, Take, TakeOutcome, ToAgents};
+use super::messages::{AgentAssigned, AgentOffline, AgentOnline, AgentRole, AgentStatus, ListAgents, OnlineAgent, Take, TakeOutcome, ToAgents};
 use super::peers::Peers;
 use super::types::{ConnId, EngineError};
 
@@ -90,6 +90,17 @@ impl Handler<AgentOffline> for BotActor {
 
     fn handle(&mut self, msg: AgentOffline, _: &mut Self::Context) {
         self.agents.remove(&msg.0);
+    }
+}
+
+
+impl Handler<AgentRole> for BotActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: AgentRole, _: &mut Self::Context) {
+        for agent in self.agents.values_mut().filter(|a| a.user_id == msg.user_id) {
+            agent.can_take = msg.can_take;
+        }
     }
 }
 

@@ -74,6 +74,9 @@ pub enum ServerEvent {
     /// reduced view of the session (no team-only fields).
     VisitorSessionUpdated { session_id: String, session: Arc<ChatSession> },
     SessionJoined { session_id: String },
+    /// The bot's last reply could not help (it did not know, or the plan ran out): the chat
+    /// offers the visitor a person at once, not only after its usual wait.
+    HandoffOffered { session_id: String },
     SupportRequested { message: String },
     /// To the visitor only; `agent_id` is the agent's alias for this session (`alias`), not
     /// their account id.
@@ -105,6 +108,7 @@ impl ServerEvent {
             ServerEvent::SessionUpdated { .. } | ServerEvent::VisitorSessionUpdated { .. } => "session-updated",
             ServerEvent::SessionDeleted { .. } => "session-deleted",
             ServerEvent::SessionJoined { .. } => "session-joined",
+            ServerEvent::HandoffOffered { .. } => "handoff-offered",
             ServerEvent::SupportRequested { .. } => "support-requested",
             ServerEvent::AgentJoined { .. } => "agent-joined",
             ServerEvent::AgentTyping { .. } => "agent-typing",

@@ -145,6 +145,14 @@ pub struct AgentStatus {
     pub status: String,
 }
 
+/// A member's role on the bot changed: their online entries may now take sessions, or not.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct AgentRole {
+    pub user_id: String,
+    pub can_take: bool,
+}
+
 /// Online agents who may take sessions: (user id, name, status).
 #[derive(Message)]
 #[rtype(result = "Vec<(String, String, String)>")]

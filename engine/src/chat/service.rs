@@ -3,6 +3,7 @@
 //! actors. It knows connections only as an id, an identity and a `Sink`.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -18,7 +19,7 @@ use super::brain::Brain;
 use super::directory::{BotInfo, Directory};
 use super::events::{Outgoing, ServerEvent, SessionList, Sink};
 use super::messages::{
-    AgentOffline, AgentOnline, AgentSays, AgentStatus, Join, Leave, ListAgents, Member, OnlineAgent, Reload, RequestSupport, Resolve, Take,
+    AgentOffline, AgentOnline, AgentRole, AgentSays, AgentStatus, Join, Leave, ListAgents, Member, OnlineAgent, Reload, RequestSupport, Resolve, Take,
     TakeOutcome, Tell, ToAgents, Typing, VisitorSays,
 };
 use super::registry::Registry;
@@ -31,7 +32,8 @@ struct ConnState {
     user_id: Option<String>,
     /// Sessions followed, with their bot.
     session_bots: HashMap<String, Arc<str>>,
-    bots: HashSet<String>,
+    /// Bots joined as an agent, each with whether the member's role lets them take sessions.
+    bots: HashMap<String, bool>,
     /// Where the connection's events go, to end it when its user's sessions are revoked.
     sink: Option<Arc<dyn Sink>>,
 }
@@ -42,6 +44,10 @@ pub struct Engine {
     registry: Registry,
     directory: Directory,
     conns: Arc<Mutex<HashMap<ConnId, ConnState>>>,
+    /// Counts removals and role changes. A member's join reads it before checking their role
+    /// and again once recorded: if it moved, a removal's or demotion's sweep of the connections
+    /// may have run between the two, so the join checks the role again (see `join_as_agent`).
+    access_epoch: Arc<AtomicU64>,
     /// When each bot's "last active" was last written: once a minute is enough for a
     /// dashboard, and a write per message would compete with saving the messages.
     touched: Arc<Mutex<HashMap<String, std::time::Instant>>>,
@@ -88,6 +94,7 @@ impl Engine {
             directory: Directory::new(store.clone()),
             store,
             conns: Arc::new(Mutex::new(HashMap::new())),
+            access_epoch: Arc::default(),
             touched: Arc::default(),
             _arbiters: Arc::new(arbiters),
         }
@@ -139,15 +146,37 @@ impl Engine {
         self.directory.forget_bot(bot_id);
     }
 
-    /// A member was added to a bot, or a role changed: the live path reloads roles.
+    /// A member was added to a bot, or an invitation changed: the live path reloads roles.
     pub fn access_changed(&self) {
         self.directory.forget_roles();
+    }
+
+    /// A member's role on a bot changed: the live path reloads roles, and their connections
+    /// joined as agents of the bot take sessions (count as online, are transfer targets) only
+    /// if the new role lets them.
+    pub fn role_changed(&self, bot_id: &str, user_id: &str, role: Role) {
+        self.directory.forget_roles();
+        self.access_epoch.fetch_add(1, Ordering::SeqCst);
+        let can_take = role.can_handle_support();
+        let mut joined = false;
+        for state in self.conns().values_mut().filter(|state| state.user_id.as_deref() == Some(user_id)) {
+            if let Some(flag) = state.bots.get_mut(bot_id) {
+                *flag = can_take;
+                joined = true;
+            }
+        }
+        if joined {
+            if let Some(bot) = self.registry.running_bot(bot_id) {
+                bot.do_send(AgentRole { user_id: user_id.to_string(), can_take });
+            }
+        }
     }
 
     /// A member lost their place on a bot: their role is forgotten at once, and their live
     /// connections stop being online agents of the bot and leave its sessions.
     pub fn member_removed(&self, bot_id: &str, user_id: &str) {
         self.directory.forget_roles();
+        self.access_epoch.fetch_add(1, Ordering::SeqCst);
         let leaving: Vec<(ConnId, Vec<String>)> = {
             let mut conns = self.conns();
             conns
@@ -175,9 +204,11 @@ impl Engine {
         }
     }
 
-    /// Members' connections working on the bot right now (joined as agents).
+    /// Connections of members who may take the bot's sessions and have joined it as agents
+    /// right now. A viewer or editor watching the queue does not count: the widget would tell
+    /// visitors someone is there, and the unanswered-request mail would not go out.
     pub fn agents_online(&self, bot_id: &str) -> usize {
-        self.conns().values().filter(|state| state.user_id.is_some() && state.bots.contains(bot_id)).count()
+        self.conns().values().filter(|state| state.user_id.is_some() && state.bots.get(bot_id) == Some(&true)).count()
     }
 
     /// The session's actor and bot, if this connection may act in it: a visitor only in their
@@ -321,8 +352,8 @@ impl Engine {
                 addr.do_send(Leave(conn_id));
             }
         }
-        for bot in state.bots {
-            if let Some(addr) = self.registry.running_bot(&bot) {
+        for bot in state.bots.keys() {
+            if let Some(addr) = self.registry.running_bot(bot) {
                 addr.do_send(AgentOffline(conn_id));
             }
         }
@@ -340,15 +371,28 @@ impl Engine {
 
     /// `join-session`: follow a session live.
     pub async fn join_session(&self, conn: &Connection, session_id: &str) -> Result<(), EngineError> {
+        let seen = self.access_epoch.load(Ordering::SeqCst);
         let (addr, bot_id, _) = self.session_for(&conn.who, session_id).await?;
         let user_id = match &conn.who {
             Who::Visitor { .. } => None,
             Who::Member { user_id, .. } => Some(user_id.clone()),
         };
         self.if_connected(conn.id, |state| {
-            addr.do_send(Join { conn: conn.id, member: Member { sink: conn.sink.clone(), user_id } });
-            state.session_bots.insert(session_id.to_string(), bot_id);
-        })
+            addr.do_send(Join { conn: conn.id, member: Member { sink: conn.sink.clone(), user_id: user_id.clone() } });
+            state.session_bots.insert(session_id.to_string(), bot_id.clone());
+        })?;
+        // Removed from the team while this join was on its way: the removal's sweep may have
+        // missed it, so it is undone here.
+        if let Some(user_id) = user_id.filter(|_| self.access_epoch.load(Ordering::SeqCst) != seen) {
+            if self.member_role(&user_id, &bot_id).await.is_err() {
+                if let Some(state) = self.conns().get_mut(&conn.id) {
+                    state.session_bots.remove(session_id);
+                }
+                addr.do_send(Leave(conn.id));
+                return Err(EngineError::NotFound("Session"));
+            }
+        }
+        Ok(())
     }
 
     /// `join-as-agent`: be told of the bot's support requests and session changes. Any member
@@ -357,16 +401,43 @@ impl Engine {
         let Who::Member { user_id, name } = &conn.who else {
             return Err(EngineError::Forbidden("Sign in as a team member to join as an agent".into()));
         };
-        let role = self.member_role(user_id, bot_id).await?;
-        let agent = OnlineAgent { user_id: user_id.clone(), name: name.clone(), status: "online".into(), can_take: role.can_handle_support(), sink: conn.sink.clone() };
-        let queue = bot::support_queue(&self.store, bot_id).await?;
         let bot = self.registry.bot(bot_id);
-        self.if_connected(conn.id, |state| {
-            bot.do_send(AgentOnline { conn: conn.id, agent });
-            state.bots.insert(bot_id.to_string());
-        })?;
-        conn.sink.push(&Outgoing::new(ServerEvent::ActiveSupportSessions { sessions: queue.clone() }));
-        Ok(queue)
+        // Recorded with the role it was checked against. A removal or role change that lands
+        // meanwhile moves the epoch, and its sweep of the connections may have run before this
+        // join was recorded: the role is then checked and recorded again, so the join never
+        // leaves a removed member online or a demoted one able to take.
+        for _ in 0..3 {
+            let seen = self.access_epoch.load(Ordering::SeqCst);
+            let role = match self.member_role(user_id, bot_id).await {
+                Ok(role) => role,
+                Err(e) => {
+                    self.forget_agent(conn.id, bot_id);
+                    return Err(e);
+                }
+            };
+            let can_take = role.can_handle_support();
+            let agent = OnlineAgent { user_id: user_id.clone(), name: name.clone(), status: "online".into(), can_take, sink: conn.sink.clone() };
+            self.if_connected(conn.id, |state| {
+                bot.do_send(AgentOnline { conn: conn.id, agent });
+                state.bots.insert(bot_id.to_string(), can_take);
+            })?;
+            if self.access_epoch.load(Ordering::SeqCst) == seen {
+                let queue = bot::support_queue(&self.store, bot_id).await?;
+                conn.sink.push(&Outgoing::new(ServerEvent::ActiveSupportSessions { sessions: queue.clone() }));
+                return Ok(queue);
+            }
+        }
+        Err(EngineError::Busy(BUSY.into()))
+    }
+
+    /// The connection is no longer an online agent of the bot (its sessions are left alone).
+    fn forget_agent(&self, conn_id: ConnId, bot_id: &str) {
+        let was_agent = self.conns().get_mut(&conn_id).is_some_and(|state| state.bots.remove(bot_id).is_some());
+        if was_agent {
+            if let Some(bot) = self.registry.running_bot(bot_id) {
+                bot.do_send(AgentOffline(conn_id));
+            }
+        }
     }
 
     /// `leave-as-agent`: the connection stops working on the bot (the agent moved to another bot
@@ -381,7 +452,7 @@ impl Engine {
         let (was_agent, left): (bool, Vec<String>) = {
             let mut conns = self.conns();
             let Some(state) = conns.get_mut(&conn.id) else { return Ok(()) };
-            let was_agent = state.bots.remove(bot_id);
+            let was_agent = state.bots.remove(bot_id).is_some();
             let left: Vec<String> = state.session_bots.iter().filter(|(_, b)| b.as_ref() == bot_id).map(|(s, _)| s.clone()).collect();
             for s in &left {
                 state.session_bots.remove(s);
@@ -401,12 +472,32 @@ impl Engine {
         Ok(())
     }
 
+    /// A member may no longer handle the bot's sessions (removed from the team, or given a role
+    /// that may not take them): the conversations they had go back to the support queue, so
+    /// their visitors are not left talking to nobody. The visitor sees the wait again, and the
+    /// bot's agents see the requests. Returns how many went back.
+    pub async fn requeue_sessions_of(&self, bot_id: &str, user_id: &str) -> Result<usize, EngineError> {
+        let sessions = self.store.requeue_agent_sessions(bot_id, user_id).await?;
+        let count = sessions.len();
+        let bot = self.registry.running_bot(bot_id);
+        for session in sessions {
+            let view = Arc::new(session);
+            if let Some(addr) = self.registry.running_session(&view.id) {
+                addr.do_send(Reload(view.clone()));
+            }
+            if let Some(bot) = &bot {
+                bot.do_send(ToAgents(ServerEvent::SessionUpdated { session_id: view.id.clone(), session: view }));
+            }
+        }
+        Ok(count)
+    }
+
     /// `update-agent-status` on every bot this connection joined.
     pub fn set_agent_status(&self, conn: &Connection, status: &str) -> Result<(), EngineError> {
         if !matches!(status, "online" | "away" | "busy" | "offline") {
             return Err(EngineError::Invalid("Status must be online, away, busy or offline".into()));
         }
-        let bots: Vec<String> = self.conns().get(&conn.id).map(|s| s.bots.iter().cloned().collect()).unwrap_or_default();
+        let bots: Vec<String> = self.conns().get(&conn.id).map(|s| s.bots.keys().cloned().collect()).unwrap_or_default();
         for bot in bots {
             if let Some(addr) = self.registry.running_bot(&bot) {
                 addr.do_send(AgentStatus { conn: conn.id, status: status.to_string() });
@@ -561,6 +652,11 @@ impl Engine {
         let Some((_, target_name, _)) = agents.into_iter().find(|(id, _, _)| id == target_agent_id) else {
             return Err(EngineError::Refused("That agent is not online for this assistant".into()));
         };
+        // Checked again against the roles themselves: a demotion or removal a moment ago may
+        // not have reached the bot's list of online agents yet.
+        if !self.member_role(target_agent_id, &bot_id).await.is_ok_and(Role::can_handle_support) {
+            return Err(EngineError::Refused("That agent is not online for this assistant".into()));
+        }
         if !self.store.transfer_session(session_id, user_id, target_agent_id, &target_name).await? {
             return Err(EngineError::Refused("Only the agent handling a session can transfer it".into()));
         }

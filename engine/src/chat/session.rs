@@ -230,6 +230,9 @@ impl SessionActor {
                         act.note_refusal(&saved, turn.question.clone());
                     }
                     act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: saved.clone() });
+                    if offer_handoff {
+                        act.to_visitors(ServerEvent::HandoffOffered { session_id: act.id.clone() });
+                    }
                     TurnOutcome { session_id: act.id.clone(), user_message: turn.user_message, reply: Some(saved), agent_connected: false, offer_handoff }
                 });
                 answer_turn(turn.reply, outcome);

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use parley_config::{CrawlerSettings, Settings};
 use parley_store::knowledge::{
-    NewChunk, NewSource, SourceKind, TrainingStatus, MAX_ANSWER_CHARS, MAX_QUESTION_CHARS, MAX_TEXT_CHARS,
+    NewChunk, NewSource, SourceKind, TrainingStatus, MAX_ANSWER_CHARS, MAX_QUESTION_CHARS, MAX_SOURCE_NAME_CHARS, MAX_TEXT_CHARS,
 };
 use parley_store::models::{KnowledgeSource, QaPair};
 use parley_store::Store;
@@ -166,6 +166,9 @@ impl Trainer {
             return Err(IngestError::Invalid(format!("Text must be at most {MAX_TEXT_CHARS} characters")));
         }
         let name = match name.map(str::trim).filter(|n| !n.is_empty()) {
+            Some(n) if n.chars().count() > MAX_SOURCE_NAME_CHARS => {
+                return Err(IngestError::Invalid(format!("Title must be at most {MAX_SOURCE_NAME_CHARS} characters")));
+            }
             Some(n) => n.to_string(),
             None => {
                 let start: String = content.chars().take(50).collect();
@@ -198,7 +201,8 @@ impl Trainer {
             .add_source(NewSource {
                 bot_id: bot_id.to_string(),
                 kind: SourceKind::Pdf,
-                name: name.to_string(),
+                // The browser sends the file's own name; a long one is shortened, not refused.
+                name: name.chars().take(MAX_SOURCE_NAME_CHARS).collect(),
                 url: None,
                 content: None,
                 file_path: Some(file_path.to_string_lossy().into_owned()),

@@ -92,8 +92,13 @@ impl AuthThrottle {
     }
 }
 
+/// Longest key kept: no email address is longer (RFC 5321 caps a path at 256 octets), so a
+/// longer "email" cannot sign in anyway, and cutting it keeps a flood of megabyte-long ones
+/// from filling the cache with megabytes each.
+const KEY_CHARS: usize = 254;
+
 fn key(email: &str) -> String {
-    email.trim().to_lowercase()
+    email.trim().chars().take(KEY_CHARS).collect::<String>().to_lowercase()
 }
 
 fn locked(wait: Duration) -> ApiError {
@@ -146,6 +151,15 @@ mod tests {
         assert!(t.check_account("bob@example.com").is_ok(), "other accounts are not affected");
         t.succeeded("ann@example.com");
         assert!(t.check_account("ann@example.com").is_ok());
+    }
+
+    #[test]
+    fn an_overlong_email_is_remembered_by_a_bounded_key() {
+        let t = AuthThrottle::from_settings(&settings(1, 30, 100));
+        let huge = "a".repeat(1 << 20);
+        assert!(key(&huge).len() <= KEY_CHARS * 4);
+        t.failed(&huge);
+        assert!(t.check_account(&huge).is_err(), "still locked like any other key");
     }
 
     #[test]

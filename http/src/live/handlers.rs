@@ -242,7 +242,8 @@ struct ResolveSession {
 
 async fn resolve_session(cx: Cx, Args(a): Args<ResolveSession>) -> Result<Reply, EngineError> {
     let session_id = required(a.session_id, "sessionId")?;
-    let rating = a.rating.and_then(|r| i32::try_from(r).ok());
+    // A number too large for a rating is refused like any other out-of-range one, not dropped.
+    let rating = a.rating.map(|r| i32::try_from(r).unwrap_or(i32::MAX));
     // The spec's resolve "feedback" is the agent's (the agent dashboard calls it notes).
     let session = cx.state.engine.resolve(&cx.live.conn.who, &session_id, rating, a.feedback.or(a.notes)).await?;
     Ok(Reply::Session(session))

@@ -182,7 +182,9 @@ impl Serialize for EventView<'_> {
             ServerEvent::CustomerTyping { session_id, is_typing } => CustomerTyping { is_typing: *is_typing, session_id }.serialize(s),
             ServerEvent::MessageDelta { session_id, message_id, delta } => MessageDelta { delta, message_id, session_id }.serialize(s),
             ServerEvent::SessionResolved { session_id, resolved_by, timestamp } => SessionResolved { resolved_by, session_id, timestamp }.serialize(s),
-            ServerEvent::SessionDeleted { session_id } | ServerEvent::SessionJoined { session_id } => SessionIdOnly { session_id }.serialize(s),
+            ServerEvent::SessionDeleted { session_id } | ServerEvent::SessionJoined { session_id } | ServerEvent::HandoffOffered { session_id } => {
+                SessionIdOnly { session_id }.serialize(s)
+            }
             ServerEvent::SupportRequested { message } | ServerEvent::Error { message } => MessageOnly { message }.serialize(s),
             ServerEvent::AgentJoined { agent_name, agent_id, message } => AgentJoined { agent_id, agent_name, message }.serialize(s),
             ServerEvent::AgentTyping { is_typing } => AgentTyping { is_typing: *is_typing }.serialize(s),
@@ -244,7 +246,7 @@ mod tests {
             ServerEvent::CustomerTyping { session_id, is_typing } => json!({"sessionId": session_id, "isTyping": is_typing}),
             ServerEvent::MessageDelta { session_id, message_id, delta } => json!({"sessionId": session_id, "messageId": message_id, "delta": delta}),
             ServerEvent::SessionResolved { session_id, resolved_by, timestamp } => json!({"sessionId": session_id, "resolvedBy": resolved_by, "timestamp": timestamp}),
-            ServerEvent::SessionDeleted { session_id } | ServerEvent::SessionJoined { session_id } => json!({"sessionId": session_id}),
+            ServerEvent::SessionDeleted { session_id } | ServerEvent::SessionJoined { session_id } | ServerEvent::HandoffOffered { session_id } => json!({"sessionId": session_id}),
             ServerEvent::SupportRequested { message } | ServerEvent::Error { message } => json!({"message": message}),
             ServerEvent::AgentJoined { agent_name, agent_id, message } => json!({"agentName": agent_name, "agentId": agent_id, "message": message}),
             ServerEvent::AgentTyping { is_typing } => json!({"isTyping": is_typing}),
@@ -286,6 +288,7 @@ mod tests {
             ServerEvent::SessionResolved { session_id: s(), resolved_by: "Ann".into(), timestamp: "t".into() },
             ServerEvent::SessionDeleted { session_id: s() },
             ServerEvent::SessionJoined { session_id: s() },
+            ServerEvent::HandoffOffered { session_id: s() },
             ServerEvent::SupportRequested { message: "An agent will be with you".into() },
             ServerEvent::AgentJoined { agent_name: "Ann".into(), agent_id: "u1".into(), message: "Ann joined".into() },
             ServerEvent::AgentTyping { is_typing: false },

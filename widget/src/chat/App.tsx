@@ -184,6 +184,7 @@ function Chat({ botId, theme, transport, onRefused }: { botId: string; theme: Ch
     agentConnected: state.mode === 'agent',
     messageCount,
     elapsedMs: Date.now() - openedAt,
+    offered: state.handoffOffered,
   });
   const started = state.messages.some((m) => m.role === 'user');
   const suggestions = suggestedQuestions(theme);

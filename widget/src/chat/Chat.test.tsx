@@ -205,6 +205,31 @@ describe('the visitor chat', () => {
     expect(screen.getByRole('heading', { name: 'Acme Help' })).toBeInTheDocument();
   });
 
+  it('offers a human at once when a live reply could not help', async () => {
+    const server = await openChat();
+    await type('hello');
+    expect(screen.queryByRole('button', { name: 'Talk to a human' })).toBeNull();
+    server.push('handoff-offered', { sessionId: 'other' });
+    expect(screen.queryByRole('button', { name: 'Talk to a human' })).toBeNull();
+    server.push('handoff-offered', { sessionId: 's1' });
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(1);
+    });
+    expect(screen.getByRole('button', { name: 'Talk to a human' })).toBeInTheDocument();
+  });
+
+  it('offers a human at once when the first reply could not help', async () => {
+    const server = await openChat();
+    const start = server.transport.startConversation as ReturnType<typeof vi.fn>;
+    start.mockImplementationOnce(async (body: Record<string, unknown>) => ({
+      ok: true,
+      status: 200,
+      body: { sessionId: 's1', visitorToken: 't1', message: server.msg('user', String(body.message)), reply: server.msg('bot', "I don't know that one."), offerHandoff: true },
+    }));
+    await type('what is the meaning of life?');
+    expect(screen.getByRole('button', { name: 'Talk to a human' })).toBeInTheDocument();
+  });
+
   it('outside business hours says when the team is back and still takes the details', async () => {
     const server = await openChat({ agentsOnline: false, businessHours: 'Mon-Fri 9:00-17:00', supportEmail: 'help@acme.example' });
     act(() => void vi.advanceTimersByTime(10_000));

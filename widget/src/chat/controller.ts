@@ -44,6 +44,8 @@ export interface ChatState {
   leadGiven: boolean;
   leadDismissed: boolean;
   contactFormOpen: boolean;
+  /** The server offered a person after a reply that could not help: the button shows at once. */
+  handoffOffered: boolean;
 }
 
 type Ack = Record<string, unknown> & { success?: boolean; error?: string };
@@ -115,6 +117,7 @@ export class ChatController {
     leadGiven: false,
     leadDismissed: false,
     contactFormOpen: false,
+    handoffOffered: false,
   };
   private listeners = new Set<() => void>();
   private live: Live | null = null;
@@ -303,6 +306,10 @@ export class ChatController {
         this.upsert({ id, role: 'bot', content: (existing?.content ?? '') + delta, streaming: true });
       });
     });
+    // After the reply it follows, which waits for the typing delay too.
+    live.on('handoff-offered', (p) => {
+      if (p.sessionId === this.state.sessionId) this.afterTyping(() => this.set({ handoffOffered: true }));
+    });
     live.on('support-requested', () => this.set({ mode: 'waiting' }));
     live.on('agent-joined', (p) => {
       const name = typeof p.agentName === 'string' && p.agentName ? p.agentName : 'Agent';
@@ -417,7 +424,7 @@ export class ChatController {
           this.upsert(reply);
           this.onIncoming();
         }
-        this.set({ pending: false });
+        this.set({ pending: false, ...(res.body.offerHandoff === true ? { handoffOffered: true } : {}) });
         shown();
       }),
     );

@@ -18,6 +18,8 @@ describe('visitor chat rules', () => {
     expect(showHandoffButton({ ...base, elapsedMs: 9_999 })).toBe(false);
     expect(showHandoffButton({ ...base, elapsedMs: 10_000 })).toBe(true);
     expect(showHandoffButton({ ...base, messageCount: 4 })).toBe(true);
+    expect(showHandoffButton({ ...base, offered: true })).toBe(true);
+    expect(showHandoffButton({ ...base, offered: true, enableHandover: false })).toBe(false);
     expect(showHandoffButton({ ...base, messageCount: 4, enableHandover: false })).toBe(false);
     expect(showHandoffButton({ ...base, messageCount: 4, supportRequested: true })).toBe(false);
     expect(showHandoffButton({ ...base, messageCount: 4, agentConnected: true })).toBe(false);

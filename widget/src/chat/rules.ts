@@ -37,6 +37,8 @@ export interface HandoffInputs {
   agentConnected: boolean;
   messageCount: number;
   elapsedMs: number;
+  /** The server offered a person (the bot did not know, or could not answer): no waiting. */
+  offered?: boolean;
 }
 
 export function showHandoffButton(s: HandoffInputs): boolean {
@@ -44,7 +46,7 @@ export function showHandoffButton(s: HandoffInputs): boolean {
     s.enableHandover &&
     !s.supportRequested &&
     !s.agentConnected &&
-    (s.messageCount >= HANDOFF_AFTER_MESSAGES || s.elapsedMs >= HANDOFF_AFTER_MS)
+    (!!s.offered || s.messageCount >= HANDOFF_AFTER_MESSAGES || s.elapsedMs >= HANDOFF_AFTER_MS)
   );
 }
 

@@ -41,6 +41,7 @@ describe('widget.js launcher', () => {
     expect(frame(launcher)!.hidden).toBe(false);
     window.dispatchEvent(new MessageEvent('message', { data: 'CHATBOT', origin: 'https://parley.example.com' }));
     expect(frame(launcher)!.hidden).toBe(true);
+    expect(launcher.host.shadowRoot!.activeElement).toBe(button(launcher));
   });
 
   it('builds the chat URL', () => {

@@ -159,7 +159,12 @@ export function mount({ botId, origin, theme = 'light' }: LauncherOptions): Laun
   const onMessage = (e: MessageEvent) => {
     if (e.origin !== origin) return;
     const d = e.data as unknown;
-    if (d === 'CHATBOT' || (typeof d === 'object' && d !== null && (d as { type?: unknown }).type === 'CHATBOT')) close();
+    if (d === 'CHATBOT' || (typeof d === 'object' && d !== null && (d as { type?: unknown }).type === 'CHATBOT')) {
+      close();
+      // Closed from inside the chat: focus was in the frame now hidden, so a keyboard user
+      // would be left nowhere. It goes back to the launcher that opened it.
+      button.focus();
+    }
   };
 
   button.addEventListener('click', () => (opened ? close() : open()));

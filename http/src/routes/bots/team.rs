@@ -173,8 +173,17 @@ pub async fn update(
         StoreError::NotFound => ApiError::not_found("Team member"),
         other => other.into(),
     })?;
-    // The live path reloads roles now, not when its cache expires.
-    state.engine.access_changed();
+    // The live path reloads roles now, not when its cache expires, and a connected agent
+    // demoted to viewer or editor stops being offered as online or as a transfer target.
+    match &member.user_id {
+        Some(user_id) => {
+            state.engine.role_changed(&access.bot.id, user_id, role);
+            if !role.can_handle_support() {
+                state.engine.requeue_sessions_of(&access.bot.id, user_id).await?;
+            }
+        }
+        None => state.engine.access_changed(),
+    }
     state
         .store
         .log_activity(Some(&access.user.id), Some(&access.bot.id), "team", &format!("Changed {} to {}", member.email, member.role))
@@ -200,7 +209,10 @@ pub async fn remove(state: web::Data<AppState>, access: BotAccess<ManageTeam>, p
     })?;
     let revoked = member.status == "pending";
     match &member.user_id {
-        Some(user_id) => state.engine.member_removed(&access.bot.id, user_id),
+        Some(user_id) => {
+            state.engine.member_removed(&access.bot.id, user_id);
+            state.engine.requeue_sessions_of(&access.bot.id, user_id).await?;
+        }
         None => state.engine.access_changed(),
     }
     let action = if revoked { format!("Revoked the invitation to {}", member.email) } else { format!("Removed {}", member.email) };

@@ -5,17 +5,25 @@
 use crate::openapi::{replies, ApiErrors};
 
 use actix_web::{web, HttpResponse};
-use chrono::{Timelike, Utc};
+use serde::Deserialize;
 use serde_json::json;
+use utoipa::IntoParams;
 
 use crate::auth::{BotAccess, ViewBot};
+use crate::chart_range::ViewerZone;
 use crate::error::ApiResult;
 use crate::state::AppState;
 
-#[utoipa::path(get, path = "/api/chat/bot/{bot_id}/support-stats", tag = "analytics", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id")), responses((status = 200, description = "The agent dashboard's tiles", body = replies::SupportStats), ApiErrors))]
-pub async fn support_stats(state: web::Data<AppState>, access: BotAccess<ViewBot>) -> ApiResult<HttpResponse> {
-    let now = Utc::now().naive_utc();
-    let day_start = now.with_hour(0).and_then(|t| t.with_minute(0)).and_then(|t| t.with_second(0)).and_then(|t| t.with_nanosecond(0)).unwrap_or(now);
+#[derive(Deserialize, IntoParams)]
+pub struct StatsQuery {
+    /// The viewer's time zone (`Europe/Paris` or `+02:00`; UTC when absent): "resolved today"
+    /// counts from their midnight.
+    tz: Option<String>,
+}
+
+#[utoipa::path(get, path = "/api/chat/bot/{bot_id}/support-stats", tag = "analytics", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id"), StatsQuery), responses((status = 200, description = "The agent dashboard's tiles", body = replies::SupportStats), ApiErrors))]
+pub async fn support_stats(state: web::Data<AppState>, access: BotAccess<ViewBot>, q: web::Query<StatsQuery>) -> ApiResult<HttpResponse> {
+    let day_start = ViewerZone::parse(q.tz.as_deref())?.day_start(parley_store::time::now());
     let s = state.store.support_stats(&access.bot.id, day_start).await?;
     Ok(HttpResponse::Ok().json(json!({
         "waiting": s.waiting,

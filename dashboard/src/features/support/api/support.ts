@@ -1,5 +1,6 @@
 // The agent workspace's REST calls (spec 2 §7), typed from the server's JSON (camelCase, `_id`).
 import { api } from '@/lib/api';
+import { viewerZone } from '@/features/analytics/lib/series';
 
 export type SessionStatus = 'active' | 'pending' | 'resolved' | (string & {});
 export type Priority = 'low' | 'medium' | 'high' | 'urgent';
@@ -95,7 +96,8 @@ export const supportApi = {
   queue: (botId: string) => api<SessionList>(`/chat/bot/${botId}/support-sessions?limit=${LIMIT}`),
   mine: (botId: string) => api<SessionList>(`/chat/bot/${botId}/agent-sessions?limit=${LIMIT}`),
   open: (botId: string) => api<SessionList>(`/chat/bot/${botId}/all-sessions?limit=${LIMIT}`),
-  stats: (botId: string) => api<SupportStats>(`/chat/bot/${botId}/support-stats`),
+  /** "Resolved today" counts from the agent's own midnight. */
+  stats: (botId: string) => api<SupportStats>(`/chat/bot/${botId}/support-stats?tz=${encodeURIComponent(viewerZone())}`),
   session: (id: string) => api<{ session: ChatSession }>(`/chat/get-chat-session/${id}`),
   remove: (id: string) => api<{ ok: boolean }>(`/chat/sessions/${id}`, { method: 'DELETE' }),
   resolve: (id: string, rating: number, feedback: string) =>

@@ -239,7 +239,10 @@ function LiveChatPanel({ botName }: { botName: string }) {
   const { connected } = useSnapshot(live);
   const [resolving, setResolving] = useState(false);
   const canHandle = useContext(CanHandle);
-  const session = s.mine.find((x) => x._id === s.selectedId) ?? s.open.find((x) => x._id === s.selectedId) ?? null;
+  const session =
+    s.mine.find((x) => x._id === s.selectedId) ?? s.open.find((x) => x._id === s.selectedId) ?? (s.closed?._id === s.selectedId ? s.closed : null);
+  // Resolved elsewhere while open here: still shown, with nothing left to do but close it.
+  const over = session?.status === 'resolved';
   const panel = useRef<HTMLDivElement>(null);
   // On a narrow screen the chat sits below the lists: bring it into view when one is opened.
   useEffect(() => {
@@ -286,7 +289,7 @@ function LiveChatPanel({ botName }: { botName: string }) {
             )}
           </Stack>
           <Group gap="xs" wrap="nowrap">
-            {canHandle && (
+            {canHandle && !over && (
               <Button size="xs" color="green" onClick={() => setResolving(true)}>
                 Resolve
               </Button>
@@ -297,12 +300,12 @@ function LiveChatPanel({ botName }: { botName: string }) {
           </Group>
         </Group>
         <MessageList messages={s.messages} botName={botName} typing={!!s.typing[session._id]} height="max(260px, calc(100vh - 460px))" />
-        {canHandle && (
+        {canHandle && !over && (
           // One box per conversation: a reply half-written for one customer never goes to another.
           <Composer key={session._id} onSend={sendMessage} onTyping={setTyping} disabled={!connected} placeholder="Type your response..." showHint />
         )}
-        <Text size="xs" c={connected ? 'green' : 'red'} ta="center">
-          {connected ? 'Live chat with customer' : 'Disconnected'}
+        <Text size="xs" c={over ? 'dimmed' : connected ? 'green' : 'red'} ta="center">
+          {over ? 'This conversation is resolved' : connected ? 'Live chat with customer' : 'Disconnected'}
         </Text>
       </Stack>
       <ResolveModal

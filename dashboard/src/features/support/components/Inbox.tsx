@@ -51,13 +51,13 @@ export function Inbox({
     <Grid gutter="md">
       <Grid.Col span={{ base: 12, md: 4 }}>
         <Stack gap="md">
-          <SupportQueuePanel queue={s.queue} onTake={(id) => void takeSession(id)} />
+          <SupportQueuePanel queue={s.queue} onTake={canHandle ? (id) => void takeSession(id) : undefined} />
           <SessionList
             sessions={s.inbox}
             selectedId={s.selectedId}
             loading={s.loading}
             onSelect={(id) => void selectSession(id)}
-            onDelete={(id) => void deleteSession(id)}
+            onDelete={canHandle ? (id) => void deleteSession(id) : undefined}
           />
         </Stack>
       </Grid.Col>

@@ -1,5 +1,5 @@
 // The inbox's conversations, pinned ones first: select one, delete one (with the spec's toasts,
-// from the store). The pin and star marks show beside the title; they are set in the open
+// from the store; only for roles that may, so without `onDelete` no delete button shows). The pin and star marks show beside the title; they are set in the open
 // conversation's header.
 import { ActionIcon, Badge, Group, Indicator, NavLink, Paper, ScrollArea, Stack, Text, Title } from '@mantine/core';
 import { IconPinFilled, IconStarFilled, IconTrash } from '@tabler/icons-react';
@@ -18,7 +18,7 @@ export function SessionList({
   selectedId: string | null;
   loading: boolean;
   onSelect: (id: string) => void;
-  onDelete: (id: string) => void;
+  onDelete?: (id: string) => void;
 }) {
   return (
     <Paper withBorder radius="md" p="xs" component="section" aria-label="Conversations">
@@ -83,9 +83,11 @@ export function SessionList({
                     )
                   }
                 />
-                <ActionIcon variant="subtle" color="red" aria-label={`Delete ${title}`} onClick={() => onDelete(s._id)} style={{ flexShrink: 0 }}>
-                  <IconTrash size={16} />
-                </ActionIcon>
+                {onDelete && (
+                  <ActionIcon variant="subtle" color="red" aria-label={`Delete ${title}`} onClick={() => onDelete(s._id)} style={{ flexShrink: 0 }}>
+                    <IconTrash size={16} />
+                  </ActionIcon>
+                )}
               </Group>
             );
           })}

@@ -1,9 +1,10 @@
-// The inbox's Support Queue: shown only when requests wait; each with a Take button.
+// The inbox's Support Queue: shown only when requests wait; each with a Take button for roles
+// that may take (without `onTake` the queue is only shown).
 import { Badge, Button, Group, Paper, Stack, Text, Title } from '@mantine/core';
 import type { SupportRequest } from '../api/support';
 import { timeOf } from './format';
 
-export function SupportQueuePanel({ queue, onTake }: { queue: readonly SupportRequest[]; onTake: (sessionId: string) => void }) {
+export function SupportQueuePanel({ queue, onTake }: { queue: readonly SupportRequest[]; onTake?: (sessionId: string) => void }) {
   if (!queue.length) return null;
   return (
     <Paper withBorder p="sm" radius="md" bg="red.0" component="section" aria-label="Support Queue">
@@ -32,9 +33,11 @@ export function SupportQueuePanel({ queue, onTake }: { queue: readonly SupportRe
                   )}
                 </Group>
               </Stack>
-              <Button size="xs" color="red" onClick={() => onTake(r.sessionId)} aria-label={`Take ${r.session.title || 'Customer Support Request'}`}>
-                Take
-              </Button>
+              {onTake && (
+                <Button size="xs" color="red" onClick={() => onTake(r.sessionId)} aria-label={`Take ${r.session.title || 'Customer Support Request'}`}>
+                  Take
+                </Button>
+              )}
             </Group>
           </Paper>
         ))}

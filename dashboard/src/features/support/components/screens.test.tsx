@@ -5,6 +5,7 @@ import userEvent from '@testing-library/user-event';
 import { render } from '../../../../test-utils/render';
 import { live } from '@/features/live/socket';
 import { resetSupport, support } from '../stores/support';
+import { applyNewMessage, applySessionResolved } from '../stores/events';
 import { AgentDashboard, HeaderCounters } from './AgentDashboard';
 import { Inbox } from './Inbox';
 
@@ -82,6 +83,26 @@ describe('agent dashboard', () => {
     expect(screen.getAllByText('Disconnected').length).toBeGreaterThan(0);
     await userEvent.click(screen.getByRole('button', { name: 'Resolve' }));
     expect(await screen.findByText('How would you rate this conversation?')).toBeInTheDocument();
+  });
+});
+
+describe('a chat resolved by another agent', () => {
+  it('stays open, read-only, with the note, until closed', async () => {
+    support.mine = [session('m1', { customerName: 'Vic', assignedAgent: { _id: 'me' } })];
+    support.selectedId = 'm1';
+    render(<AgentDashboard botName="Shop helper" />);
+    expect(screen.getByRole('button', { name: 'Resolve' })).toBeInTheDocument();
+    applySessionResolved(support, { sessionId: 'm1', resolvedBy: 'Ann' });
+    applyNewMessage(support, { sessionId: 'm1', message: { _id: 'n', seq: 9, role: 'system', content: 'Session resolved by Ann', timestamp: '2026-01-01T00:00:09Z' } });
+    expect(await screen.findByRole('article', { name: 'System' })).toHaveTextContent('Session resolved by Ann');
+    expect(screen.getByRole('heading', { name: 'Vic' })).toBeInTheDocument();
+    expect(screen.getByText('This conversation is resolved')).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Resolve' })).toBeNull();
+    expect(screen.queryByPlaceholderText('Type your response...')).toBeNull();
+    expect(support.mine).toEqual([]);
+    await userEvent.click(screen.getByRole('button', { name: 'Close chat' }));
+    expect(await screen.findByText('No Session Selected')).toBeInTheDocument();
+    expect(support.closed).toBeNull();
   });
 });
 
@@ -172,8 +193,13 @@ describe('inbox', () => {
   it('no marks to set for a viewer', () => {
     support.inbox = [session('t1', { isPinned: true })];
     support.selectedId = 't1';
+    support.queue = [{ sessionId: 'w1', session: session('w1', { needsHumanSupport: true }), customerMessage: 'help', customerInfo: {}, timestamp: new Date().toISOString() }];
     render(<Inbox botName="Shop helper" canMark={false} canHandle={false} canEdit={false} />);
     expect(screen.queryByRole('button', { name: /Pin conversation|Unpin conversation/ })).toBeNull();
+    // The queue is shown, but nothing the server would refuse is offered.
+    expect(screen.getByRole('region', { name: 'Support Queue' })).toHaveTextContent('help');
+    expect(screen.queryByRole('button', { name: /^Take/ })).toBeNull();
+    expect(screen.queryByRole('button', { name: /^Delete/ })).toBeNull();
     expect(within(screen.getByRole('region', { name: 'Conversations' })).getByLabelText('Pinned')).toBeInTheDocument();
   });
 });

@@ -20,6 +20,11 @@ export interface SupportState {
   /** Sessions taken in this tab (the inbox's 'Live Session' badge). */
   live: string[];
   selectedId: string | null;
+  /**
+   * The dashboard's open chat after another agent resolved it: it has left every list, but stays
+   * on screen, read-only, with its "Session resolved by" note, until the agent closes it.
+   */
+  closed: ChatSession | null;
   /** The selected session's messages, by seq, each `_id` once. */
   messages: ChatMessage[];
   /** Customer typing, by session id. */
@@ -44,6 +49,7 @@ export function initialSupportState(): SupportState {
     joined: [],
     live: [],
     selectedId: null,
+    closed: null,
     messages: [],
     typing: {},
     stats: null,
@@ -233,6 +239,8 @@ export function applySessionResolved(s: SupportState, e: { sessionId: string; re
   const wasWaiting = s.queue.some((r) => r.sessionId === e.sessionId);
   const wasActive = !wasWaiting && (s.open.some(byId(e.sessionId)) || s.mine.some(byId(e.sessionId)));
   const resolvedAt = e.timestamp || new Date().toISOString();
+  const shown = s.selectedId === e.sessionId ? (s.mine.find(byId(e.sessionId)) ?? s.open.find(byId(e.sessionId))) : undefined;
+  if (shown) s.closed = { ...shown, status: 'resolved', resolvedAt, resolvedBy: e.resolvedBy ?? shown.resolvedBy, needsHumanSupport: false };
   remove(s.queue, (r) => r.sessionId === e.sessionId);
   remove(s.open, byId(e.sessionId));
   remove(s.mine, byId(e.sessionId));
@@ -283,6 +291,7 @@ export function applySessionDeleted(s: SupportState, e: { sessionId: string }): 
     s.selectedId = null;
     s.messages = [];
   }
+  if (s.closed?._id === e.sessionId) s.closed = null;
 }
 
 /** `all-sessions-update`: the bot's open sessions, whole. */
@@ -310,6 +319,7 @@ export function applyJoined(s: SupportState, e: { sessionId: string; session?: C
 /** Opening a session clears its new-message marker. */
 export function applySelect(s: SupportState, sessionId: string | null): void {
   if (s.selectedId !== sessionId) s.messages = [];
+  if (s.closed?._id !== sessionId) s.closed = null;
   s.selectedId = sessionId;
   if (sessionId) patch(s, sessionId, { hasNewMessage: false });
 }

@@ -82,6 +82,47 @@ describe('support store with the live channel', () => {
     expect(support.queue).toEqual([]);
   });
 
+  it('a join-as-agent lost to a timeout is tried again; a refusal is not', async () => {
+    startDashboard();
+    let calls = 0;
+    acks['join-as-agent'] = () => (++calls === 1 ? { success: false, error: 'operation has timed out' } : { success: true, sessions: [] });
+    fire('connect', undefined);
+    await waitFor(() => expect(support.online).toBe(true), { timeout: 3000 });
+    expect(calls).toBe(2);
+
+    stop();
+    resetSupport();
+    startDashboard();
+    calls = 0;
+    acks['join-as-agent'] = () => (++calls, { success: false, error: 'Bot not found' });
+    fire('connect', undefined);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(calls).toBe(1);
+    expect(support.online).toBe(false);
+  });
+
+  it('a queue read that began before a take does not put the taken session back', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    const waiting = { sessions: [session('w1', { needsHumanSupport: true })], total: 1 };
+    const late = () => gate.then(() => new Response(JSON.stringify(waiting), { status: 200, headers: { 'Content-Type': 'application/json' } })) as Promise<never>;
+    mockFetch({
+      'GET /api/chat/bot/b1/support-sessions': late,
+      'GET /api/chat/bot/b1/agent-sessions': empty,
+      'GET /api/chat/bot/b1/all-sessions': empty,
+      'GET /api/chat/bot/b1/support-stats': { status: 200, body: stats },
+    });
+    render(<div />);
+    stop = startSupport('b1', 'me', 'dashboard');
+    fire('session-taken', { sessionId: 'w1', agentId: 'other' });
+    release();
+    await waitFor(() => expect(support.loading).toBe(false));
+    expect(support.queue).toEqual([]);
+    // Asked again later: it is news again, live and over REST.
+    fire('support-request', { sessionId: 'w1', session: session('w1', { needsHumanSupport: true }), customerMessage: 'again', customerInfo: {} });
+    expect(support.queue.map((r) => r.sessionId)).toEqual(['w1']);
+  });
+
   it('reconnect re-joins the open session with afterSeq and merges the history', async () => {
     startDashboard();
     acks['join-session'] = () => ({
@@ -109,6 +150,25 @@ describe('support store with the live channel', () => {
     acks['take-session'] = () => ({ success: false, error: 'Failed to take session' });
     expect(await takeSession('s1')).toBe(false);
     expect(await screen.findAllByText('Failed to take session')).not.toHaveLength(0);
+  });
+
+  it('a take over REST while the socket is down still says the session is assigned', async () => {
+    const { live } = await import('@/features/live/socket');
+    startDashboard();
+    const assigned = session('s1', { assignedAgent: { _id: 'me' }, messages: [] });
+    mockFetch({
+      'POST /api/chat/session/s1/assign-agent': { status: 200, body: { session: assigned } },
+      'GET /api/chat/get-chat-session/s1': { status: 200, body: { session: assigned } },
+      'GET /api/chat/bot/b1/support-stats': { status: 200, body: stats },
+    });
+    live.connected = false;
+    try {
+      expect(await takeSession('s1')).toBe(true);
+    } finally {
+      live.connected = true;
+    }
+    expect(await screen.findByText('You are now handling this customer conversation')).toBeInTheDocument();
+    expect(emitted.filter((e) => e.event === 'take-session')).toEqual([]);
   });
 
   it('send trims, refuses empty text, and shows the saved message once', async () => {
@@ -154,6 +214,7 @@ describe('support store with the live channel', () => {
       'GET /api/chat/bot/b1/support-sessions': empty,
       'DELETE /api/chat/sessions/ok': { status: 200, body: { ok: true } },
       'DELETE /api/chat/sessions/bad': { status: 500, body: { error: { code: 'x', message: 'boom' } } },
+      'DELETE /api/chat/sessions/mine': { status: 403, body: { error: { code: 'forbidden', message: 'Your role does not allow handling support sessions' } } },
     });
     render(<div />);
     stop = startSupport('b1', 'me', 'inbox');
@@ -163,6 +224,9 @@ describe('support store with the live channel', () => {
     expect(support.inbox.map((s) => s._id)).toEqual(['bad']);
     expect(await deleteSession('bad')).toBe(false);
     expect(await screen.findByText('Unable to delete the session. Please try again.')).toBeInTheDocument();
+    // A refusal says why, in the server's words.
+    expect(await deleteSession('mine')).toBe(false);
+    expect(await screen.findByText('Your role does not allow handling support sessions')).toBeInTheDocument();
   });
 });
 

@@ -6,6 +6,7 @@ import { proxy } from 'valtio';
 import { ApiError, errorMessage } from '@/lib/api';
 import { notify } from '@/lib/notify';
 import { onSignOut } from '@/lib/sign-out';
+import { BUSY } from '@/lib/busy';
 import { emitAck, emitLive, live, liveSocket, onLive } from '@/features/live/socket';
 import { supportApi, type ChatMessage, type ChatSession, type Priority, type SupportStats } from '../api/support';
 import { alertSupportRequest, forgetAlert } from './alerts';
@@ -18,6 +19,7 @@ export const support = proxy<ev.SupportState & { view: SupportView }>({ ...ev.in
 
 export function resetSupport(): void {
   Object.assign(support, ev.initialSupportState());
+  leftQueueAt.clear();
 }
 onSignOut(resetSupport);
 
@@ -47,16 +49,33 @@ export function refreshStatsSoon(ms = 400): void {
   }, ms);
 }
 
+/**
+ * When each session last left the queue by a live event (taken, resolved, deleted). A REST read
+ * of the queue that started before that is stale for it: applied as is, it would put the session
+ * back, with a fresh "new request" toast.
+ */
+const leftQueueAt = new Map<string, number>();
+
+function noteLeftQueue(sessionId: string): void {
+  leftQueueAt.set(sessionId, Date.now());
+}
+
+/** The queue read over REST, less what live events took out of it after the read began. */
+function queueSince(sessions: ChatSession[], readStartedAt: number): ChatSession[] {
+  return sessions.filter((s) => (leftQueueAt.get(s._id) ?? -Infinity) < readStartedAt);
+}
+
 export async function loadInbox({ quiet = false } = {}): Promise<void> {
   const botId = support.botId;
   if (!botId) return;
   if (!quiet) support.loading = true;
   try {
+    const started = Date.now();
     const [{ sessions }, queue] = await Promise.all([supportApi.inbox(botId), supportApi.queue(botId)]);
     if (support.botId !== botId) return;
     const flags = new Map(support.inbox.map((s) => [s._id, s.hasNewMessage]));
     support.inbox = sessions.map((s) => ({ ...s, hasNewMessage: flags.get(s._id) }));
-    applyQueue(queue.sessions);
+    applyQueue(queueSince(queue.sessions, started));
     if (!support.selectedId && support.inbox.length) void selectSession(support.inbox[0]._id);
   } catch (err) {
     if (!quiet) notify.error('Unable to load conversations', errorMessage(err, 'Please try again.'));
@@ -83,9 +102,10 @@ export async function loadDashboard(): Promise<void> {
   if (!botId) return;
   support.loading = true;
   try {
+    const started = Date.now();
     const [queue, mine, open] = await Promise.all([supportApi.queue(botId), supportApi.mine(botId), supportApi.open(botId)]);
     if (support.botId !== botId) return;
-    applyQueue(queue.sessions);
+    applyQueue(queueSince(queue.sessions, started));
     const joinedHere = support.mine.filter((s) => support.joined.includes(s._id) && !mine.sessions.some((m) => m._id === s._id));
     const flags = new Map(support.mine.map((s) => [s._id, s.hasNewMessage]));
     support.mine = [...mine.sessions, ...joinedHere].map((s) => ({ ...s, hasNewMessage: flags.get(s._id) }));
@@ -111,14 +131,36 @@ async function joinOpenSession(sessionId: string): Promise<void> {
   ev.applyJoined(support, { sessionId, session: ack.session, messages: ack.messages });
 }
 
-async function joinAsAgent(botId: string): Promise<void> {
+/** Waits before joining again after a join lost to a timeout or a busy server. */
+const JOIN_RETRY_MS = [1000, 2000, 5000, 10000, 30000];
+let joinRetry: ReturnType<typeof setTimeout> | null = null;
+
+function stopJoinRetry(): void {
+  if (joinRetry) clearTimeout(joinRetry);
+  joinRetry = null;
+}
+
+/** A join that may work later: no answer in time, or the server's queues were full. */
+const retryable = (err: unknown) => err instanceof Error && (err.message === BUSY || /timed out/i.test(err.message));
+
+async function joinAsAgent(botId: string, attempt = 0): Promise<void> {
+  stopJoinRetry();
   try {
     const ack = await emitAck<{ success: boolean; sessions: ChatSession[] }>('join-as-agent', { botId });
     if (support.botId !== botId) return;
     applyQueue(ack.sessions ?? []);
     support.online = true;
-  } catch {
-    // Spec 2 §8: live channel errors are only logged; REST lists still show the work.
+  } catch (err) {
+    // Spec 2 §8: live channel errors are only logged; REST lists still show the work. A join
+    // lost to a timeout or a busy server is tried again (joining twice changes nothing), or
+    // the tab would stay "Connecting..." and hear no live events until the next reconnect. A
+    // refusal (no role on the bot) is final.
+    if (!retryable(err) || support.botId !== botId) return;
+    const wait = JOIN_RETRY_MS[Math.min(attempt, JOIN_RETRY_MS.length - 1)];
+    joinRetry = setTimeout(() => {
+      joinRetry = null;
+      if (support.botId === botId && live.connected) void joinAsAgent(botId, attempt + 1);
+    }, wait);
   }
 }
 
@@ -165,6 +207,8 @@ function ours(session?: Pick<ChatSession, 'botId'> | null): boolean {
 function onSupportRequest(e: ev.SupportRequestEvent): void {
   if (!ours(e.session)) return;
   const sessionId = e.sessionId ?? e.session._id;
+  // Asked again after a take or a resolve: in the queue again, also for REST reads.
+  leftQueueAt.delete(sessionId);
   if (support.counted.includes(sessionId)) forgetAlert(sessionId);
   const isNew = ev.applySupportRequest(support, e);
   if (!isNew) return;
@@ -195,9 +239,14 @@ export function startSupport(botId: string, me: string | null, view: SupportView
     onLive('connect', () => void onConnect()),
     onLive('disconnect', () => {
       support.online = false;
+      // The next connect joins afresh. A "typing" heard before the drop may never be
+      // followed by its stop: forget it rather than show it for good.
+      stopJoinRetry();
+      support.typing = {};
     }),
     onLive('support-request', onSupportRequest),
     onLive<{ sessionId: string; agentId: string; agentName?: string }>('session-taken', (e) => {
+      noteLeftQueue(e.sessionId);
       ev.applySessionTaken(support, e);
       refreshStatsSoon();
     }),
@@ -217,6 +266,7 @@ export function startSupport(botId: string, me: string | null, view: SupportView
     onLive('message-updated', (e: { sessionId: string; message: ChatMessage }) => ev.applyMessageUpdated(support, e)),
     onLive('customer-typing', (e: { sessionId: string; isTyping: boolean }) => ev.applyCustomerTyping(support, e)),
     onLive<{ sessionId: string; resolvedBy?: string; timestamp?: string }>('session-resolved', (e) => {
+      noteLeftQueue(e.sessionId);
       ev.applySessionResolved(support, e);
       refreshStatsSoon();
     }),
@@ -226,6 +276,7 @@ export function startSupport(botId: string, me: string | null, view: SupportView
       refreshStatsSoon();
     }),
     onLive<{ sessionId: string }>('session-deleted', (e) => {
+      noteLeftQueue(e.sessionId);
       ev.applySessionDeleted(support, e);
       refreshStatsSoon();
     }),
@@ -240,6 +291,7 @@ export function startSupport(botId: string, me: string | null, view: SupportView
   const timer = setInterval(refreshLists, LIST_REFRESH_MS);
   return () => {
     clearInterval(timer);
+    stopJoinRetry();
     for (const off of offs) off();
     // Off the support screens (or on to another bot) this tab is no longer an agent of the bot:
     // the server stops counting it online there and stops sending it the bot's events. Deferred
@@ -285,7 +337,10 @@ export async function takeSession(sessionId: string): Promise<boolean> {
       session = ack.session;
     } else {
       session = (await supportApi.assign(sessionId)).session;
+      // Over the socket the server's session-assigned says this; over REST nothing else will.
+      if (support.view === 'dashboard') notify.success('Session Assigned', 'You are now handling this customer conversation');
     }
+    noteLeftQueue(sessionId);
     ev.applySessionAssigned(support, { sessionId, session });
     if (!support.live.includes(sessionId)) support.live.push(sessionId);
     if (support.view === 'inbox') notify.success('Session assigned successfully');
@@ -429,8 +484,10 @@ export async function deleteSession(sessionId: string): Promise<boolean> {
     notify.done(id, 'success', 'Session Deleted', 'The conversation has been permanently removed');
     if (wasOpen && support.inbox.length) void selectSession(support.inbox[0]._id);
     return true;
-  } catch {
-    notify.done(id, 'error', 'Delete Failed', 'Unable to delete the session. Please try again.');
+  } catch (err) {
+    // A refusal says why (a role that may not delete, a conversation already gone).
+    const why = err instanceof ApiError && err.status < 500 ? err.message : 'Unable to delete the session. Please try again.';
+    notify.done(id, 'error', 'Delete Failed', why);
     return false;
   }
 }

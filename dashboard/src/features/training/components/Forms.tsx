@@ -9,6 +9,7 @@ import {
   MAX_ANSWER_CHARS,
   MAX_QUESTION_CHARS,
   MAX_TEXT_CHARS,
+  MAX_TITLE_CHARS,
   MSG,
   pdfError,
   qaErrors,
@@ -180,7 +181,13 @@ export function TextForm({ count }: { count: number }) {
     <form onSubmit={(e) => void submit(e)} noValidate>
       <Stack gap="sm">
         {full && <FullNotice text={MSG.maxSources} />}
-        <TextInput label="Title (optional)" value={name} onChange={(e) => setName(e.currentTarget.value)} disabled={full} />
+        <TextInput
+          label="Title (optional)"
+          maxLength={MAX_TITLE_CHARS}
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
+          disabled={full}
+        />
         <div>
           <Textarea
             label="Custom text"

@@ -7,6 +7,7 @@ export const MAX_TEXT_CHARS = 5000;
 export const MAX_QA_PAIRS = 50;
 export const MAX_QUESTION_CHARS = 150;
 export const MAX_ANSWER_CHARS = 500;
+export const MAX_TITLE_CHARS = 200;
 
 export const MSG = {
   pdfTooLarge: 'File size must be less than 10MB',
