@@ -45,9 +45,10 @@ beforeEach(() => {
 });
 afterEach(() => stop());
 
-function startDashboard() {
+/** Opens the agent dashboard on bot b1; `queue` answers the support-sessions read (empty by default). */
+function startDashboard(queue: Parameters<typeof mockFetch>[0][string] = empty) {
   mockFetch({
-    'GET /api/chat/bot/b1/support-sessions': empty,
+    'GET /api/chat/bot/b1/support-sessions': queue,
     'GET /api/chat/bot/b1/agent-sessions': empty,
     'GET /api/chat/bot/b1/all-sessions': empty,
     'GET /api/chat/bot/b1/support-stats': { status: 200, body: stats },
@@ -106,14 +107,7 @@ describe('support store with the live channel', () => {
     const gate = new Promise<void>((r) => (release = r));
     const waiting = { sessions: [session('w1', { needsHumanSupport: true })], total: 1 };
     const late = () => gate.then(() => new Response(JSON.stringify(waiting), { status: 200, headers: { 'Content-Type': 'application/json' } })) as Promise<never>;
-    mockFetch({
-      'GET /api/chat/bot/b1/support-sessions': late,
-      'GET /api/chat/bot/b1/agent-sessions': empty,
-      'GET /api/chat/bot/b1/all-sessions': empty,
-      'GET /api/chat/bot/b1/support-stats': { status: 200, body: stats },
-    });
-    render(<div />);
-    stop = startSupport('b1', 'me', 'dashboard');
+    startDashboard(late);
     fire('session-taken', { sessionId: 'w1', agentId: 'other' });
     release();
     await waitFor(() => expect(support.loading).toBe(false));
