@@ -52,7 +52,12 @@ function LiveChat({ botId, theme, transport }: { botId: string; theme: ChatTheme
   // A new theme object only when the status changed: the chat restarts from the kept conversation.
   const shown = useMemo(() => (status && status !== theme.status ? { ...theme, status } : theme), [theme, status]);
   const onRefused = useCallback(() => setRefusals((n) => n + 1), []);
-  return <Chat botId={botId} theme={shown} transport={transport} onRefused={onRefused} />;
+  // One conversation for the page's life, made from the theme the page opened with (a status
+  // change alters nothing it reads): switched off and on again, the chat shows the offline state
+  // and then the same conversation, also with history off (which only decides whether it
+  // survives a reload).
+  const controller = useMemo(() => new ChatController(botId, theme, transport, () => theme.enableSounds && chime()), [botId, theme, transport]);
+  return <Chat botId={botId} theme={shown} controller={controller} onRefused={onRefused} />;
 }
 
 function Header({ theme, agentName }: { theme: ChatTheme; agentName: string | null }) {
@@ -112,11 +117,7 @@ function Frame({ theme, children }: { theme: ChatTheme; children: ReactNode }) {
   );
 }
 
-function Chat({ botId, theme, transport, onRefused }: { botId: string; theme: ChatTheme; transport: Transport; onRefused?: () => void }) {
-  const controller = useMemo(
-    () => new ChatController(botId, theme, transport, () => theme.enableSounds && chime()),
-    [botId, theme, transport],
-  );
+function Chat({ botId, theme, controller, onRefused }: { botId: string; theme: ChatTheme; controller: ChatController; onRefused?: () => void }) {
   const state = useSyncExternalStore(controller.subscribe, controller.getState);
   const [openedAt] = useState(() => Date.now());
   const [, tick] = useState(0);

@@ -76,6 +76,48 @@ describe("the chat follows the bot's status while open", () => {
     expect(s.fetch.mock.calls.length).toBe(calls);
   });
 
+  it('switched off and on again, the page shows the same conversation, also with history off', async () => {
+    const bot = { status: 'active' };
+    vi.stubGlobal('fetch', vi.fn(async () => Response.json({ name: 'Acme Help', status: bot.status, enableHistory: false, typingDelay: 0 })));
+    const transport: Transport = {
+      startConversation: vi.fn(async (body: Record<string, unknown>) => ({
+        ok: true,
+        status: 200,
+        body: { sessionId: 's1', visitorToken: 't1', message: { _id: 'u1', seq: 1, role: 'user', content: String(body.message) }, reply: { _id: 'b1', seq: 2, role: 'bot', content: 'We ship in 3 days.' } },
+      })),
+      // While the bot is off the live channel refuses the message, as the engine does.
+      connect: vi.fn(() => ({
+        on: () => {},
+        emit: async (event: string) =>
+          event === 'send-message' && bot.status === 'inactive' ? { success: false, error: 'This assistant is offline right now' } : { success: true, messages: [], session: {} },
+        close: () => {},
+      })),
+    };
+    render(<App search="?id=bot-1" transport={transport} />);
+    await settle();
+    const send = async (text: string) => {
+      fireEvent.input(screen.getByLabelText('Type your message'), { target: { value: text } });
+      await act(async () => {
+        fireEvent.keyDown(screen.getByLabelText('Type your message'), { key: 'Enter' });
+        await vi.advanceTimersByTimeAsync(10);
+      });
+    };
+    await send('Do you ship abroad?');
+    expect(screen.getByText('We ship in 3 days.')).toBeInTheDocument();
+
+    bot.status = 'inactive';
+    await send('Hello?');
+    await settle();
+    expect(screen.getByRole('heading', { name: 'Acme Help is offline' })).toBeInTheDocument();
+    bot.status = 'active';
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(OFFLINE_RECHECK_MS);
+    });
+    expect(screen.queryByRole('heading', { name: 'Acme Help is offline' })).toBeNull();
+    expect(screen.getByText('We ship in 3 days.')).toBeInTheDocument();
+    expect(transport.startConversation).toHaveBeenCalledTimes(1);
+  });
+
   it('a status that cannot be read changes nothing', async () => {
     vi.stubGlobal('fetch', vi.fn(async () => new Response('oops', { status: 500 })));
     expect(await fetchStatus('bot-1')).toBeNull();
