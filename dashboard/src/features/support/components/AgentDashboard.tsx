@@ -142,6 +142,24 @@ function SessionsPanel() {
         <Tile label="Satisfaction" value={f.satisfaction} hint={f.satHint} />
       </SimpleGrid>
 
+      <Section title={`All Active Sessions (${all.length})`}>
+        <ScrollArea.Autosize mah={300} type="auto" scrollbars="y" styles={{ content: { display: 'block', minWidth: 0 } }}>
+          <Stack gap="xs">
+            {all.map((a) => (
+              <Paper key={a._id} withBorder p="xs" radius="sm" data-testid="open-session">
+                <SessionLine s={a}>
+                  {canHandle && (
+                    <Button size="xs" variant="light" onClick={() => void joinSession(a._id)}>
+                      Join Chat
+                    </Button>
+                  )}
+                </SessionLine>
+              </Paper>
+            ))}
+          </Stack>
+        </ScrollArea.Autosize>
+      </Section>
+
       <Section title={`Urgent Support Requests (${s.queue.length})`}>
         <ScrollArea.Autosize mah={300} type="auto" scrollbars="y" styles={{ content: { display: 'block', minWidth: 0 } }}>
           <Stack gap="xs">
@@ -211,24 +229,6 @@ function SessionsPanel() {
             </Stack>
           </ScrollArea.Autosize>
         )}
-      </Section>
-
-      <Section title={`All Active Sessions (${all.length})`}>
-        <ScrollArea.Autosize mah={300} type="auto" scrollbars="y" styles={{ content: { display: 'block', minWidth: 0 } }}>
-          <Stack gap="xs">
-            {all.map((a) => (
-              <Paper key={a._id} withBorder p="xs" radius="sm" data-testid="open-session">
-                <SessionLine s={a}>
-                  {canHandle && (
-                    <Button size="xs" variant="light" onClick={() => void joinSession(a._id)}>
-                      Join Chat
-                    </Button>
-                  )}
-                </SessionLine>
-              </Paper>
-            ))}
-          </Stack>
-        </ScrollArea.Autosize>
       </Section>
     </Stack>
   );

@@ -58,6 +58,9 @@ describe('agent dashboard', () => {
     // Joined sessions leave the all-sessions list.
     expect(screen.getByText('All Active Sessions (1)')).toBeInTheDocument();
     expect(screen.getAllByRole('button', { name: 'Join Chat' })).toHaveLength(1);
+    // Spec 2's order of the sections.
+    const sections = screen.getAllByRole('heading', { level: 5 }).map((h) => h.textContent?.replace(/ \(\d+\)$/, ''));
+    expect(sections).toEqual(['All Active Sessions', 'Urgent Support Requests', 'My Active Sessions']);
   });
 
   it('the open chat: customer, title fallback, messages by side, typing, counter', async () => {
