@@ -554,6 +554,8 @@ async fn only_members_who_may_take_sessions_are_online_agents(backend: Backend) 
     assert_eq!(w.engine.agents_online(&w.bot_id), 1);
     let moved = w.engine.transfer(&w.owner, &sid, &ann_id, "").await.unwrap();
     assert_eq!(moved.assigned_agent_id.as_deref(), Some(ann_id.as_str()));
+    a.wait_for("session-assigned", 1).await;
+    assert!(v.events("session-assigned").is_empty(), "only the new agent is told the session is theirs");
 
     // Demoted while handling it: the conversation goes back to the queue, not left with her.
     set_role(Role::Viewer).await;

@@ -118,9 +118,18 @@ async fn invite_by_mail_accept_change_role_and_remove(backend: parley_store::Bac
     assert_eq!((status, message(&body)), (StatusCode::FORBIDDEN, "The owner cannot be removed from the team"));
     let (status, body) = app.put_json(&member_path, Some(&owner), json!({"role": "owner"})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    // Ann is handling a customer when she is made a viewer: the customer goes back to the queue.
+    let (_, first) = app.post_json("/api/chat", None, json!({"botId": bot, "message": "Hello"})).await;
+    let sid = first["sessionId"].as_str().unwrap().to_string();
+    app.db.open().await.unwrap().request_support(&sid, &parley_store::chat::CustomerInfo::default()).await.unwrap();
+    let (status, body) = app.post_json(&format!("/api/chat/session/{sid}/assign-agent"), Some(&ann), json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
     let (status, body) = app.put_json(&member_path, Some(&owner), json!({"role": "viewer"})).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["member"]["role"], "viewer");
+    let (_, queue) = app.get(&format!("/api/chat/bot/{bot}/support-sessions"), Some(&owner)).await;
+    let waiting: Vec<&str> = queue["sessions"].as_array().unwrap().iter().filter_map(|s| s["_id"].as_str()).collect();
+    assert_eq!(waiting, [sid.as_str()], "back in the support queue: {queue}");
     assert_eq!(body["member"]["chips"], json!(["View Only"]));
     let (_, body) = app.get(&format!("/api/bots/{bot}"), Some(&ann)).await;
     assert_eq!(body["bot"]["role"], "viewer", "the new role applies at once");

@@ -11,7 +11,7 @@ use parley_store::chat::SessionFilter;
 use parley_store::Store;
 
 use super::events::{Outgoing, ServerEvent, SessionList};
-use super::messages::{AgentAssigned, AgentOffline, AgentOnline, AgentRole, AgentStatus, ListAgents, OnlineAgent, Take, TakeOutcome, ToAgents};
+use super::messages::{AgentAssigned, AgentOffline, AgentOnline, AgentRole, AgentStatus, ListAgents, OnlineAgent, Take, TakeOutcome, ToAgents, ToUser};
 use super::peers::Peers;
 use super::types::{ConnId, EngineError};
 
@@ -71,6 +71,15 @@ impl Handler<ToAgents> for BotActor {
     fn handle(&mut self, msg: ToAgents, _: &mut Self::Context) {
         self.last_activity = Instant::now();
         self.tell_all(&msg.0);
+    }
+}
+
+
+impl Handler<ToUser> for BotActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: ToUser, _: &mut Self::Context) {
+        self.tell_user(&msg.user_id, &msg.event);
     }
 }
 

@@ -127,6 +127,15 @@ pub struct TakeOutcome {
 #[rtype(result = "()")]
 pub struct ToAgents(pub ServerEvent);
 
+/// Something only one member's connections on the bot should hear (`session-assigned`: the
+/// session is now theirs).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct ToUser {
+    pub user_id: String,
+    pub event: ServerEvent,
+}
+
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct AgentOnline {

@@ -20,7 +20,7 @@ use super::directory::{BotInfo, Directory};
 use super::events::{Outgoing, ServerEvent, SessionList, Sink};
 use super::messages::{
     AgentOffline, AgentOnline, AgentRole, AgentSays, AgentStatus, Join, Leave, ListAgents, Member, OnlineAgent, Reload, RequestSupport, Resolve, Take,
-    TakeOutcome, Tell, ToAgents, Typing, VisitorSays,
+    TakeOutcome, Tell, ToAgents, ToUser, Typing, VisitorSays,
 };
 use super::registry::Registry;
 use super::session::SessionActor;
@@ -410,10 +410,12 @@ impl Engine {
             let seen = self.access_epoch.load(Ordering::SeqCst);
             let role = match self.member_role(user_id, bot_id).await {
                 Ok(role) => role,
-                Err(e) => {
+                // No longer on the team: undo what an earlier pass of this loop recorded.
+                Err(e @ EngineError::NotFound(_)) => {
                     self.forget_agent(conn.id, bot_id);
                     return Err(e);
                 }
+                Err(e) => return Err(e),
             };
             let can_take = role.can_handle_support();
             let agent = OnlineAgent { user_id: user_id.clone(), name: name.clone(), status: "online".into(), can_take, sink: conn.sink.clone() };
@@ -663,7 +665,8 @@ impl Engine {
         let view = Arc::new(self.store.session(session_id).await?.ok_or(EngineError::NotFound("Session"))?);
         let bot = self.registry.bot(&bot_id);
         bot.do_send(ToAgents(ServerEvent::SessionTaken { session_id: session_id.to_string(), agent_id: target_agent_id.to_string(), agent_name: target_name.clone() }));
-        bot.do_send(ToAgents(ServerEvent::SessionAssigned { session_id: session_id.to_string(), session: view.clone() }));
+        // Only the new agent's screens take it as theirs.
+        bot.do_send(ToUser { user_id: target_agent_id.to_string(), event: ServerEvent::SessionAssigned { session_id: session_id.to_string(), session: view.clone() } });
         let note = if reason.trim().is_empty() {
             format!("{name} transferred the conversation to {target_name}")
         } else {

@@ -179,7 +179,7 @@ pub async fn update(
         Some(user_id) => {
             state.engine.role_changed(&access.bot.id, user_id, role);
             if !role.can_handle_support() {
-                state.engine.requeue_sessions_of(&access.bot.id, user_id).await?;
+                requeue(&state, &access.bot.id, user_id).await;
             }
         }
         None => state.engine.access_changed(),
@@ -211,7 +211,7 @@ pub async fn remove(state: web::Data<AppState>, access: BotAccess<ManageTeam>, p
     match &member.user_id {
         Some(user_id) => {
             state.engine.member_removed(&access.bot.id, user_id);
-            state.engine.requeue_sessions_of(&access.bot.id, user_id).await?;
+            requeue(&state, &access.bot.id, user_id).await;
         }
         None => state.engine.access_changed(),
     }
@@ -219,6 +219,14 @@ pub async fn remove(state: web::Data<AppState>, access: BotAccess<ManageTeam>, p
     state.store.log_activity(Some(&access.user.id), Some(&access.bot.id), "team", &action).await?;
     let message = if revoked { "Invitation revoked" } else { "Team member removed successfully" };
     Ok(HttpResponse::Ok().json(json!({"ok": true, "revoked": revoked, "message": message})))
+}
+
+/// The member's open conversations go back to the queue. The change to the team is already
+/// saved, so a failure here is logged rather than answered as the request's failure.
+async fn requeue(state: &AppState, bot_id: &str, user_id: &str) {
+    if let Err(e) = state.engine.requeue_sessions_of(bot_id, user_id).await {
+        tracing::warn!(bot = bot_id, "could not return a former agent's conversations to the queue: {e}");
+    }
 }
 
 pub(crate) fn url_escape(s: &str) -> String {
