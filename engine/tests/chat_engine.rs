@@ -564,6 +564,14 @@ async fn only_members_who_may_take_sessions_are_online_agents(backend: Backend) 
     assert_eq!(w.engine.requeue_sessions_of(&w.bot_id, &ann_id).await.unwrap(), 1);
     let back = w.store.session(&sid).await.unwrap().unwrap();
     assert_eq!((back.assigned_agent_id, back.needs_human_support, back.status.as_str()), (None, true, "pending"));
+    let note = parley_engine::chat::session::REQUEUED_NOTE;
+    for _ in 0..200 {
+        if w.store.messages(&sid, 0, 500).await.unwrap().iter().any(|m| m.content == note) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(w.store.messages(&sid, 0, 500).await.unwrap().iter().any(|m| m.role == "system" && m.content == note), "the conversation says why");
     v.wait_for("session-updated", heard + 1).await;
     assert_eq!(v.events("session-updated").last().unwrap()["session"]["status"], "pending", "the team sees it waiting again");
     assert!(w.engine.take_session(&w.owner, &sid).await.unwrap().won, "another agent can take it");

@@ -99,6 +99,12 @@ pub struct Resolve {
 #[rtype(result = "()")]
 pub struct Reload(pub Arc<ChatSession>);
 
+/// The agent who had the session may no longer handle it, and it waits for another (stored
+/// already): reload as `Reload` does, and save and show a note saying so.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Requeued(pub Arc<ChatSession>);
+
 /// Tell the session's members something that happened elsewhere (an edited message, deletion).
 #[derive(Message)]
 #[rtype(result = "()")]

@@ -19,7 +19,7 @@ use super::brain::Brain;
 use super::directory::{BotInfo, Directory};
 use super::events::{Outgoing, ServerEvent, SessionList, Sink};
 use super::messages::{
-    AgentOffline, AgentOnline, AgentRole, AgentSays, AgentStatus, Join, Leave, ListAgents, Member, OnlineAgent, Reload, RequestSupport, Resolve, Take,
+    AgentOffline, AgentOnline, AgentRole, AgentSays, AgentStatus, Join, Leave, ListAgents, Member, OnlineAgent, Reload, Requeued, RequestSupport, Resolve, Take,
     TakeOutcome, Tell, ToAgents, ToUser, Typing, VisitorSays,
 };
 use super::registry::Registry;
@@ -484,8 +484,9 @@ impl Engine {
         let bot = self.registry.running_bot(bot_id);
         for session in sessions {
             let view = Arc::new(session);
-            if let Some(addr) = self.registry.running_session(&view.id) {
-                addr.do_send(Reload(view.clone()));
+            // Started if idle: the note is saved in the conversation either way.
+            if let Ok((addr, _)) = self.registry.session(&view.id).await {
+                addr.do_send(Requeued(view.clone()));
             }
             if let Some(bot) = &bot {
                 bot.do_send(ToAgents(ServerEvent::SessionUpdated { session_id: view.id.clone(), session: view }));

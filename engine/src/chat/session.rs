@@ -22,7 +22,7 @@ use tokio::sync::oneshot;
 
 use super::brain::{Brain, ReplyRequest};
 use super::events::{Outgoing, ServerEvent};
-use super::messages::{AgentAssigned, AgentSays, Join, Leave, Member, Reload, RequestSupport, Resolve, Tell, Typing, VisitorSays};
+use super::messages::{AgentAssigned, AgentSays, Join, Leave, Member, Reload, Requeued, RequestSupport, Resolve, Tell, Typing, VisitorSays};
 use super::peers::Peers;
 use super::types::{ConnId, EngineError, SupportAsked, TurnOutcome, BUSY};
 use super::ERROR_REPLY;
@@ -531,6 +531,23 @@ impl Handler<Reload> for SessionActor {
         // encoding is made once for all its connections, so each audience gets its own).
         self.to_members(ServerEvent::SessionUpdated { session_id: self.id.clone(), session: msg.0.clone() });
         self.to_visitors(ServerEvent::VisitorSessionUpdated { session_id: self.id.clone(), session: msg.0 });
+    }
+}
+
+
+/// What the visitor and the team read when a session goes back to the queue.
+pub const REQUEUED_NOTE: &str = "The agent who was helping is no longer available. Another agent will join as soon as possible.";
+
+impl Handler<Requeued> for SessionActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Requeued, ctx: &mut Self::Context) {
+        <Self as Handler<Reload>>::handle(self, Reload(msg.0), ctx);
+        self.save(ctx, NewMessage::simple(Role::System, REQUEUED_NOTE), |act, _, saved| {
+            if let Ok(saved) = saved {
+                act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: saved });
+            }
+        });
     }
 }
 
