@@ -46,6 +46,7 @@ impl Brain for TestBrain {
         Box::pin(async move {
             match req.question.as_str() {
                 "fail" => Err(BrainError("model exploded".into())),
+                "unknown" => Ok(BotReply { text: "I don't know.".into(), citations: vec![], offer_handoff: true, refused: true, suggestions: vec![] }),
                 "slow" => {
                     tokio::time::sleep(Duration::from_secs(5)).await;
                     Ok(BotReply { text: "too late".into(), citations: vec![], offer_handoff: false, refused: false, suggestions: vec![] })
@@ -240,6 +241,15 @@ async fn a_visitor_turn_is_saved_answered_and_streamed(backend: Backend) {
     let seqs: Vec<i64> = stored.iter().map(|m| m.seq).collect();
     assert_eq!(seqs, vec![1, 2, 3, 4]);
     assert_eq!(w.store.session(&sid).await.unwrap().unwrap().title, "Where is my order?");
+
+    // A reply that could not help offers the visitor a person, after the reply itself.
+    assert!(visitor.events("handoff-offered").is_empty());
+    let third = say(&w, Some(&sid), "unknown").await;
+    assert!(third.offer_handoff);
+    let offered = visitor.wait_for("handoff-offered", 1).await;
+    assert_eq!(offered[0]["sessionId"], sid.as_str());
+    let order: Vec<String> = visitor.log.lock().unwrap().iter().map(|(n, _)| n.clone()).filter(|n| n == "new-message" || n == "handoff-offered").collect();
+    assert_eq!(order.last().map(String::as_str), Some("handoff-offered"));
 }
 
 async fn handoff_take_race_live_messages_and_resolve(backend: Backend) {
