@@ -3,6 +3,7 @@
 //! engaged the conversation was.
 
 use parley_store::chat::CustomerInfo;
+use parley_store::contact;
 use parley_store::models::Lead;
 use parley_store::{Store, StoreResult};
 
@@ -17,11 +18,12 @@ const ENGAGEMENT_CAP: i32 = 25;
 /// Longest name, email, phone and company a visitor may leave (they become the bot's lead and
 /// are shown to the team and in mails).
 pub const NAME_CHARS: usize = 100;
-pub const EMAIL_CHARS: usize = 254;
+pub const EMAIL_CHARS: usize = contact::EMAIL_CHARS;
 pub const PHONE_CHARS: usize = 40;
 pub const COMPANY_CHARS: usize = 100;
 
-/// Refuses details with a field over its cap, naming the field, before anything is saved.
+/// Refuses details with a field over its cap, naming the field, or an email that is not one,
+/// before anything is saved.
 pub fn check_details(info: &CustomerInfo) -> Result<(), String> {
     for (value, what, most) in [
         (&info.name, "Name", NAME_CHARS),
@@ -32,6 +34,9 @@ pub fn check_details(info: &CustomerInfo) -> Result<(), String> {
         if value.as_deref().is_some_and(|v| v.trim().chars().count() > most) {
             return Err(format!("{what} must be at most {most} characters"));
         }
+    }
+    if info.email.as_deref().map(str::trim).is_some_and(|e| !e.is_empty() && !contact::plausible_email(&e.to_lowercase())) {
+        return Err(contact::INVALID_EMAIL.into());
     }
     Ok(())
 }
@@ -82,5 +87,14 @@ mod tests {
         assert_eq!(score(&info("Ann", "ann@x.co", "", ""), 2), 55);
         assert_eq!(score(&info("Ann", "ann@x.co", "+44 1", "Acme"), 40), 100);
         assert_eq!(score(&info("", "  ", "", ""), -3), 0, "blanks and odd counts score nothing");
+    }
+
+    #[test]
+    fn a_visitor_email_must_look_like_one() {
+        assert_eq!(check_details(&info("Ann", " Ann@Example.COM ", "", "")), Ok(()));
+        assert_eq!(check_details(&info("Ann", "", "", "")), Ok(()), "no email is fine");
+        for bad in ["not-an-email", "ann@localhost", "ann @x.co", "@x.co", "ann@x.co@y.co", "ann@.co"] {
+            assert_eq!(check_details(&info("Ann", bad, "", "")), Err(contact::INVALID_EMAIL.to_string()), "{bad}");
+        }
     }
 }

@@ -424,6 +424,7 @@ async fn visitor_details_and_transfer_reasons_have_length_caps(backend: Backend)
     let cases = [
         (CustomerInfo { name: long(101), ..Default::default() }, "Name must be at most 100 characters"),
         (CustomerInfo { email: long(255), ..Default::default() }, "Email must be at most 254 characters"),
+        (CustomerInfo { name: Some("Vic".into()), email: Some("vic at home".into()), ..Default::default() }, "Please enter a valid email address"),
         (CustomerInfo { phone: long(41), ..Default::default() }, "Phone must be at most 40 characters"),
         (CustomerInfo { name: Some("Vic".into()), company: long(101), ..Default::default() }, "Company must be at most 100 characters"),
     ];
@@ -447,7 +448,7 @@ async fn visitor_details_and_transfer_reasons_have_length_caps(backend: Backend)
     assert!(!session.needs_human_support && session.customer_name.is_none(), "refused details changed nothing");
     assert!(w.store.lead_for_session(&w.bot_id, &sid).await.unwrap().is_none());
     // At the caps is fine.
-    let fits = CustomerInfo { name: long(100), email: long(254), phone: long(40), company: long(100) };
+    let fits = CustomerInfo { name: long(100), email: Some(format!("{}@x.co", "a".repeat(249))), phone: long(40), company: long(100) };
     w.engine.leave_details(&visitor, &sid, fits).await.unwrap();
 
     let err = w.engine.transfer(&w.owner, &sid, "someone", &"r".repeat(501)).await.unwrap_err();

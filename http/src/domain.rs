@@ -10,22 +10,10 @@ pub struct Email(String);
 impl Email {
     pub fn parse(raw: &str) -> ApiResult<Email> {
         let email = raw.trim().to_lowercase();
-        let valid = email.len() <= 254
-            && !email.chars().any(char::is_whitespace)
-            && match email.split_once('@') {
-                Some((local, domain)) => {
-                    !local.is_empty()
-                        && !domain.contains('@')
-                        && domain.contains('.')
-                        && !domain.starts_with('.')
-                        && !domain.ends_with('.')
-                }
-                None => false,
-            };
-        if valid {
+        if parley_store::contact::plausible_email(&email) {
             Ok(Email(email))
         } else {
-            Err(ApiError::validation("Please enter a valid email address"))
+            Err(ApiError::validation(parley_store::contact::INVALID_EMAIL))
         }
     }
 

@@ -5,7 +5,7 @@ mod support;
 use parley_store::Role;
 use reqwest::multipart::{Form, Part};
 use reqwest::StatusCode;
-use serde_json::json;
+use serde_json::{json, Value};
 use support::{message, TestApp};
 
 on_both_backends!(
@@ -265,7 +265,7 @@ async fn settings_and_public_theme(backend: parley_store::Backend) {
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body, json!({"maxChatTextSize": 2000, "urlWhitelist": ["https://shop.example.com", "http://localhost:5173"]}));
-    for (size, status) in [(json!(99), 422), (json!(10001), 422), (json!("abc"), 422), (json!(100), 200), (json!(10000), 200)] {
+    for (size, status) in [(json!(99), 422), (json!(10001), 422), (json!("abc"), 422), (json!(null), 422), (json!(100.5), 422), (json!(100), 200), (json!(500.0), 200), (json!(10000), 200)] {
         let (got, res) = app.put_json(&path, t, json!({"maxChatTextSize": size})).await;
         assert_eq!(got.as_u16(), status, "{size}: {res}");
         if status == 422 {
@@ -364,6 +364,9 @@ async fn widget_text_fields_and_quick_questions_have_length_caps(backend: parley
         (json!({"supportEmail": long(255)}), "Support email must be at most 254 characters"),
         (json!({"botAvatar": long(2049)}), "Bot avatar must be at most 2048 characters"),
         (json!({"userIcon": long(2049)}), "User icon must be at most 2048 characters"),
+        (json!({"supportEmail": "hello"}), "Support email must be a valid email address"),
+        (json!({"botAvatar": "javascript:alert(1)"}), "Bot avatar must be a web address (https://…)"),
+        (json!({"userIcon": "data:text/html,<script>alert(1)</script>"}), "User icon must be a web address (https://…)"),
         (json!({"customQuestions": ["fine", long(151)]}), "Each quick question must be at most 150 characters"),
     ] {
         let (status, res) = app.put_json(&format!("/api/bots/{id}"), t, body.clone()).await;
@@ -373,6 +376,36 @@ async fn widget_text_fields_and_quick_questions_have_length_caps(backend: parley
     assert_eq!(status, StatusCode::OK, "at the cap is fine: {res}");
     let (_, after) = app.get(&format!("/api/bots/{id}"), t).await;
     assert_eq!(after["bot"]["headerSubtitle"], "We're here to help", "refused updates changed nothing");
+
+    // Fields of the wrong type are refused by name; null clears a website, not a name.
+    for (body, expected) in [
+        (json!({"websiteUrl": 42}), "websiteUrl must be text"),
+        (json!({"name": null}), "Bot name is required"),
+        (json!({"name": 7}), "name must be text"),
+    ] {
+        let (status, res) = app.put_json(&format!("/api/bots/{id}"), t, body.clone()).await;
+        assert_eq!((status, message(&res)), (StatusCode::UNPROCESSABLE_ENTITY, expected), "{body}");
+    }
+    let (status, res) = app.put_json(&format!("/api/bots/{id}"), t, json!({"websiteUrl": "https://shop.example.com"})).await;
+    assert_eq!(status, StatusCode::OK, "{res}");
+    let (status, res) = app.put_json(&format!("/api/bots/{id}"), t, json!({"websiteUrl": null})).await;
+    assert_eq!((status, &res["bot"]["websiteUrl"]), (StatusCode::OK, &Value::Null), "{res}");
+
+    // The customization save's own names (spec 2 §3), and what a client echoes back.
+    let (status, res) = app
+        .put_json(
+            &format!("/api/bots/{id}"),
+            t,
+            json!({"botId": id, "conversationCount": 3, "customPrimaryColor": "#112233", "customSecondaryColor": "#445566", "customBgColor": "#ffffff",
+                   "selectedFontSize": 18, "userAvatar": "https://cdn.example/u.png", "botName": "Renamed"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{res}");
+    let bot = &res["bot"];
+    assert_eq!(
+        (&bot["primaryColour"], &bot["secondaryColour"], &bot["backgroundColour"], &bot["typography"], &bot["userIcon"], &bot["name"]),
+        (&json!("#112233"), &json!("#445566"), &json!("#ffffff"), &json!("18px"), &json!("https://cdn.example/u.png"), &json!("Renamed"))
+    );
 }
 
 /// Issue 19: every editor setting reaches the visitor chat through the public theme.

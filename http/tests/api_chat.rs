@@ -42,6 +42,8 @@ async fn visitor_chat_and_the_dashboards_session_calls(backend: parley_store::Ba
     assert_eq!(status, StatusCode::OK);
     let (status, body) = app.post_json("/api/chat", None, json!({"botId": bot, "message": "x".repeat(501)})).await;
     assert_eq!((status, message(&body)), (StatusCode::UNPROCESSABLE_ENTITY, "Message is too long (501 characters; the limit is 500)"));
+    let (status, body) = app.post_json("/api/chat", None, json!({"botId": bot, "message": "hi", "leadData": {"name": "Pat", "email": "not-an-email"}})).await;
+    assert_eq!((status, message(&body)), (StatusCode::UNPROCESSABLE_ENTITY, "Please enter a valid email address"), "a visitor's email is checked before anything is saved");
     let (status, _) = app.post_json("/api/chat", None, json!({"botId": "nope", "message": "hi"})).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 
@@ -94,6 +96,24 @@ async fn visitor_chat_and_the_dashboards_session_calls(backend: parley_store::Ba
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["session"]["status"], "resolved");
     assert!(body["session"]["resolvedAt"].is_string());
+    // Once is enough: resolving again, or taking a resolved session, is refused and changes nothing.
+    let (status, again) = app.put_json(&resolve, Some(&owner), json!({"rating": 1})).await;
+    assert_eq!((status, message(&again)), (StatusCode::CONFLICT, "This session is already resolved"));
+    let (status, again) = app.post_json(&format!("/api/chat/session/{sid}/assign-agent"), Some(&agent), json!({})).await;
+    assert_eq!((status, message(&again)), (StatusCode::CONFLICT, "This session is already resolved"));
+    let (_, one) = app.get(&format!("/api/chat/get-chat-session/{sid}"), Some(&owner)).await;
+    assert_eq!((&one["session"]["rating"], &one["session"]["resolvedAt"]), (&json!(4), &body["session"]["resolvedAt"]));
+    let notes = one["session"]["messages"].as_array().unwrap().iter().filter(|m| m["content"].as_str().is_some_and(|c| c.starts_with("Session resolved by"))).count();
+    assert_eq!(notes, 1, "one resolve note");
+
+    // The status call resolves the same way as the resolve call (time, who, note), not by its status alone.
+    let other = app.post_json("/api/chat", None, json!({"botId": bot, "message": "Something else"})).await.1["sessionId"].as_str().unwrap().to_string();
+    let (status, body) = app.put_json(&format!("/api/chat/session/{other}/status"), Some(&owner), json!({"status": "resolved", "priority": "high"})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!((&body["session"]["status"], &body["session"]["priority"]), (&json!("resolved"), &json!("high")));
+    assert!(body["session"]["resolvedAt"].is_string() && body["session"]["resolvedBy"].is_string(), "{body}");
+    let (status, _) = app.put_json(&format!("/api/chat/session/{other}/status"), Some(&owner), json!({"status": "resolved"})).await;
+    assert_eq!(status, StatusCode::CONFLICT);
 
     let (status, _) = app.delete(&format!("/api/chat/sessions/{sid}"), Some(&viewer)).await;
     assert_eq!(status, StatusCode::FORBIDDEN);

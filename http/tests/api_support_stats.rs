@@ -20,7 +20,8 @@ async fn support_stats_are_computed_for_the_team_only(backend: parley_store::Bac
     let (status, empty) = app.get(&path, Some(&owner)).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(empty, json!({"waiting": 0, "activeChats": 0, "resolvedToday": 0, "totalResolved": 0,
-        "averageResponseSeconds": null, "answeredHandoffs": 0, "satisfaction": null, "ratedSessions": 0}));
+        "averageResponseSeconds": null, "answeredHandoffs": 0, "satisfaction": null, "ratedSessions": 0,
+        "pendingQueue": 0, "averageResponseTime": null, "customerSatisfaction": null}));
 
     // A visitor asks for a human; the owner resolves it with a rating.
     let (_, first) = app.post_json("/api/chat", None, json!({"botId": bot, "message": "Hello"})).await;

@@ -251,6 +251,17 @@ impl Store {
         })
     }
 
+    /// Gives back a conversation claimed for one that never started (its first message was
+    /// refused, so the visitor will try again and claim another).
+    pub async fn release_conversation(&self, user_id: &str) -> StoreResult<()> {
+        let start = self.allowance(user_id).await?.period_start;
+        db_run!(self, |conn| diesel::update(usage_counters::table.find((user_id, start)).filter(usage_counters::conversations.gt(0)))
+            .set(usage_counters::conversations.eq(usage_counters::conversations - 1))
+            .execute(conn)
+            .await)?;
+        Ok(())
+    }
+
     /// Limit notices not yet told to their owners, oldest first, at most `limit`.
     pub async fn unsent_limit_notices(&self, limit: i64) -> StoreResult<Vec<LimitNotice>> {
         db_run!(self, |conn| limit_notices::table

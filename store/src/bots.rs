@@ -160,6 +160,17 @@ impl WidgetConfig {
                 return Err(format!("{what} must be at most {most} characters"));
             }
         }
+        // Shown to every visitor: an address their browser may load, and one they may write to.
+        self.support_email = self.support_email.trim().to_string();
+        if !self.support_email.is_empty() && !crate::contact::plausible_email(&self.support_email.to_lowercase()) {
+            return Err("Support email must be a valid email address".into());
+        }
+        for (address, what) in [(&mut self.bot_avatar, "Bot avatar"), (&mut self.user_icon, "User icon")] {
+            *address = address.trim().to_string();
+            if !address.is_empty() && !crate::contact::picture_address(address) {
+                return Err(format!("{what} must be a web address (https://…)"));
+            }
+        }
         let in_range = |v: u32, lo: u32, hi: u32, step: u32| v >= lo && v <= hi && (v - lo).is_multiple_of(step);
         if !in_range(self.border_radius, 0, 24, 2) {
             return Err("Border radius must be 0-24 px in steps of 2".into());
@@ -206,7 +217,7 @@ const QUICK_QUESTION_CHARS: usize = 150;
 /// Longest header, placeholder, company name, hours and response time.
 const SHORT_TEXT_CHARS: usize = 100;
 /// Longest email address (RFC 5321's path limit).
-const EMAIL_CHARS: usize = 254;
+const EMAIL_CHARS: usize = crate::contact::EMAIL_CHARS;
 /// Longest picture URL.
 const URL_CHARS: usize = 2048;
 
@@ -417,6 +428,12 @@ impl Store {
         let widget = update.widget.as_ref().map(serde_json::to_string).transpose()?;
         let now = time::now();
         db_tx!(self, owned(bot_id), |conn| async move {
+            // Written first, so the row is this transaction's until it commits: on PostgreSQL a
+            // concurrent update (an icon upload beside a settings save) waits, then reads what
+            // this one wrote instead of writing its stale copy of the other columns back.
+            if diesel::update(bots::table.find(bot_id)).set(bots::updated_at.eq(now)).execute(conn).await? == 0 {
+                return Err(StoreError::NotFound);
+            }
             let mut bot: Bot = bots::table.find(bot_id).first(conn).await?;
             if let Some(v) = update.name {
                 bot.name = v;

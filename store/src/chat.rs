@@ -11,6 +11,9 @@ use crate::models::{ChatMessage, ChatSession};
 use crate::schema::{chat_messages, chat_sessions};
 use crate::{new_id, time, Store, StoreError, StoreResult};
 
+/// What asking for a person answers when an agent already has the conversation.
+pub const AGENT_HELPING: &str = "An agent is already helping you";
+
 /// Who wrote a message, as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -285,7 +288,8 @@ impl Store {
         let now = time::now();
         self.request_contact(session_id, info).await?;
         db_tx!(self, owned(session_id), |conn| async move {
-            let n = diesel::update(chat_sessions::table.find(session_id))
+            // An agent who took the session a moment ago keeps it.
+            let n = diesel::update(chat_sessions::table.find(session_id).filter(chat_sessions::assigned_agent_id.is_null()))
                 .set((
                     chat_sessions::needs_human_support.eq(true),
                     chat_sessions::status.eq("pending"),
@@ -298,7 +302,8 @@ impl Store {
                 .execute(conn)
                 .await?;
             if n == 0 {
-                return Err(StoreError::NotFound);
+                let exists = chat_sessions::table.find(session_id).select(chat_sessions::id).first::<String>(conn).await.optional()?.is_some();
+                return Err(if exists { StoreError::Conflict(AGENT_HELPING.into()) } else { StoreError::NotFound });
             }
             Ok(chat_sessions::table.find(session_id).first::<ChatSession>(conn).await?)
         })

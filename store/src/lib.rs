@@ -13,6 +13,7 @@ pub mod billing;
 pub mod billing_events;
 pub mod bots;
 pub mod chat;
+pub mod contact;
 pub mod custom_css;
 pub mod error;
 pub mod knowledge;

@@ -14,6 +14,7 @@ macro_rules! on_both_backends {
 }
 
 on_both_backends!(
+    captures_racing_in_one_conversation_make_one_lead,
     users_are_unique_by_email_ignoring_case,
     a_new_user_gets_free_plan_and_default_preferences,
     profile_and_password_updates_persist,
@@ -349,6 +350,29 @@ async fn transactions_survive_concurrent_single_writes(backend: Backend) {
         t.await.unwrap().unwrap();
     }
     assert_eq!(store.leads_of_bot(&b.id, 0, 100).await.unwrap().1, 40);
+}
+
+/// One conversation has one lead, also when its details arrive twice at the same moment (the
+/// details form and a support request with details).
+async fn captures_racing_in_one_conversation_make_one_lead(backend: Backend) {
+    let (_db, store) = store(backend).await;
+    let owner = user(&store, "owner@x.co").await;
+    let b = bot(&store, &owner.id, "Racy").await;
+    let s = store.create_session(&b.id, "one").await.unwrap().id;
+    let mut tasks = Vec::new();
+    for i in 0..12 {
+        let (st, bot_id, s) = (store.clone(), b.id.clone(), s.clone());
+        tasks.push(tokio::spawn(async move {
+            let info = parley_store::chat::CustomerInfo { name: Some(format!("V{i}")), email: Some("v@x.co".into()), phone: None, company: None };
+            st.capture_lead(&bot_id, Some(&s), &info, 50 + i).await.map(|_| ())
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap().unwrap();
+    }
+    let (leads, total) = store.leads_of_bot(&b.id, 0, 100).await.unwrap();
+    assert_eq!(total, 1, "{leads:?}");
+    assert_eq!(leads[0].lead_score, 61, "the highest score stands");
 }
 
 /// Many messages at once (saved together on SQLite): every one is saved exactly once, numbered

@@ -21,8 +21,15 @@ export function AuthLayout({ title, subtitle, children }: { title: string; subti
             </Stack>
             {children}
             <Text size="xs" c="dimmed" ta="center">
-              By continuing you agree to the <Anchor size="xs" href="#terms">Terms of Service</Anchor> and{' '}
-              <Anchor size="xs" href="#privacy">Privacy Policy</Anchor>.
+              By continuing you agree to the{' '}
+              <Anchor size="xs" component={Link} to="/terms">
+                Terms of Service
+              </Anchor>{' '}
+              and{' '}
+              <Anchor size="xs" component={Link} to="/privacy">
+                Privacy Policy
+              </Anchor>
+              .
             </Text>
           </Stack>
         </Paper>

@@ -13,7 +13,7 @@ use parley_store::Store;
 use super::events::{Outgoing, ServerEvent, SessionList};
 use super::messages::{AgentAssigned, AgentOffline, AgentOnline, AgentRole, AgentStatus, ListAgents, OnlineAgent, Take, TakeOutcome, ToAgents, ToUser};
 use super::peers::Peers;
-use super::types::{ConnId, EngineError};
+use super::types::{ConnId, EngineError, ALREADY_RESOLVED};
 
 
 pub struct BotActor {
@@ -151,6 +151,11 @@ impl Handler<Take> for BotActor {
                 // take stands, and nothing new is announced.
                 if !won && session.assigned_agent_id.as_deref() == Some(msg.agent_id.as_str()) && session.status != "resolved" {
                     let _ = msg.reply.send(Ok(TakeOutcome { won: true, session: Arc::new(session) }));
+                    return;
+                }
+                // Resolved (here or a moment ago): nobody takes it, and nobody is told it was taken.
+                if !won && session.status == "resolved" {
+                    let _ = msg.reply.send(Err(EngineError::Refused(ALREADY_RESOLVED.into())));
                     return;
                 }
                 let view = Arc::new(session);

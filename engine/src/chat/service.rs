@@ -312,11 +312,37 @@ impl Engine {
         }
         self.touch_bot(&bot.id).await?;
         let ack_on_save = msg.ack_on_save;
-        self.tell_session(&session_id, known, || {
-            let (tx, rx) = oneshot::channel();
-            (VisitorSays { text: text.clone(), ack_on_save, reply: tx }, rx)
-        })
-        .await
+        let started_here = msg.session_id.is_none() && !msg.lead.as_ref().is_some_and(parley_store::leads::has_contact);
+        let outcome = self
+            .tell_session(&session_id, known, || {
+                let (tx, rx) = oneshot::channel();
+                (VisitorSays { text: text.clone(), ack_on_save, reply: tx }, rx)
+            })
+            .await;
+        if started_here && matches!(outcome, Err(EngineError::Busy(_))) {
+            self.undo_new_session(&bot, &session_id).await;
+        }
+        outcome
+    }
+
+    /// A conversation whose first message was refused as busy never started: the client retries
+    /// without its id, so the empty session would stay behind and its claim would spend one of
+    /// the plan's conversations per retry. (One with the visitor's details keeps its lead.)
+    async fn undo_new_session(&self, bot: &BotInfo, session_id: &str) {
+        if let Err(e) = self.store.delete_session(session_id).await {
+            tracing::warn!(session = %session_id, "a refused first message's session was not removed: {e}");
+            return;
+        }
+        if let Err(e) = self.store.release_conversation(&bot.owner_id).await {
+            tracing::warn!(session = %session_id, "a refused first message's conversation was not given back: {e}");
+        }
+        let event = ServerEvent::SessionDeleted { session_id: session_id.to_string() };
+        if let Some(addr) = self.registry.running_session(session_id) {
+            addr.do_send(Tell(event.clone()));
+        }
+        if let Some(agents) = self.registry.running_bot(&bot.id) {
+            agents.do_send(ToAgents(event));
+        }
     }
 
     /// Registers a live connection; call `disconnect` when it goes.

@@ -24,7 +24,7 @@ use super::brain::{Brain, ReplyRequest};
 use super::events::{Outgoing, ServerEvent};
 use super::messages::{AgentAssigned, AgentSays, Join, Leave, Member, Reload, Requeued, RequestSupport, Resolve, Tell, Typing, VisitorSays};
 use super::peers::Peers;
-use super::types::{ConnId, EngineError, SupportAsked, TurnOutcome, BUSY};
+use super::types::{ConnId, EngineError, SupportAsked, TurnOutcome, ALREADY_RESOLVED, BUSY};
 use super::ERROR_REPLY;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -387,7 +387,7 @@ impl Handler<RequestSupport> for SessionActor {
 
     fn handle(&mut self, msg: RequestSupport, ctx: &mut Self::Context) {
         if let Mode::WithAgent { .. } = self.mode {
-            let _ = msg.reply.send(Err(EngineError::Refused("An agent is already helping you".into())));
+            let _ = msg.reply.send(Err(EngineError::Refused(parley_store::chat::AGENT_HELPING.into())));
             return;
         }
         self.last_activity = Instant::now();
@@ -406,15 +406,14 @@ impl Handler<RequestSupport> for SessionActor {
                 act.mode = Mode::WaitingForAgent;
                 let note = NewMessage::simple(Role::System, msg.handover_message.clone());
                 act.save(ctx, note, move |act, _, note| {
-                    let note = match note {
-                        Ok(note) => note,
-                        Err(e) => {
-                            let _ = msg.reply.send(Err(e));
-                            return;
-                        }
-                    };
+                    // The request itself is saved: the agents hear of it and the visitor waits,
+                    // even when the note could not be saved with it (a busy writer). Refusing now
+                    // would leave a request nobody is told of, as a retry finds it already made.
+                    match note {
+                        Ok(note) => act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: note }),
+                        Err(e) => tracing::warn!("session {}: the support request's note was not saved: {e}", act.id),
+                    }
                     let view = Arc::new(session);
-                    act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: note });
                     act.to_visitors(ServerEvent::SupportRequested { message: msg.handover_message });
                     let customer_message = if msg.message.trim().is_empty() { "Requested human support".to_string() } else { msg.message };
                     act.to_bot_agents(ServerEvent::SupportRequest {
@@ -490,6 +489,12 @@ impl Handler<Resolve> for SessionActor {
 
     fn handle(&mut self, msg: Resolve, ctx: &mut Self::Context) {
         self.last_activity = Instant::now();
+        // Once is enough: a second resolve would move its time, replace its rating and tell
+        // every dashboard again (each counting it once more in "Resolved Today").
+        if self.mode == Mode::Resolved {
+            let _ = msg.reply.send(Err(EngineError::Refused(ALREADY_RESOLVED.into())));
+            return;
+        }
         let store = self.store.clone();
         let id = self.id.clone();
         let by = msg.resolved_by.clone();

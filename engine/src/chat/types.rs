@@ -83,6 +83,9 @@ impl Default for EngineSettings {
 /// What a full queue answers (the client retries).
 pub const BUSY: &str = parley_store::BUSY;
 
+/// What taking or resolving a session already resolved answers.
+pub const ALREADY_RESOLVED: &str = "This session is already resolved";
+
 /// A visitor's message, from the chat call or the live channel.
 #[derive(Debug, Clone, Default)]
 pub struct VisitorMessage {

@@ -392,6 +392,9 @@ async fn allowed_by(robots: &Arc<Robots>, url: &Url) -> bool {
     tokio::task::spawn_blocking(move || robots.allowed(&url)).await.unwrap_or(false)
 }
 
+/// What an address that is not a web page's is refused with (the spec's wording).
+const INVALID_URL: &str = "Please enter a valid URL (e.g., https://example.com)";
+
 /// The start address as typed: a missing scheme means https.
 pub fn parse_start_url(input: &str) -> IngestResult<Url> {
     let input = input.trim();
@@ -399,9 +402,9 @@ pub fn parse_start_url(input: &str) -> IngestResult<Url> {
         return Err(IngestError::Invalid("A training URL is required".into()));
     }
     let with_scheme = if input.contains("://") { input.to_string() } else { format!("https://{input}") };
-    let mut url = Url::parse(&with_scheme).map_err(|_| IngestError::Invalid(format!("{input} is not a valid URL")))?;
+    let mut url = Url::parse(&with_scheme).map_err(|_| IngestError::Invalid(INVALID_URL.into()))?;
     if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
-        return Err(IngestError::Invalid(format!("{input} is not an http or https URL")));
+        return Err(IngestError::Invalid(INVALID_URL.into()));
     }
     url.set_fragment(None);
     Ok(url)
@@ -805,6 +808,8 @@ mod tests {
     fn start_urls_get_a_scheme_and_must_be_web() {
         assert_eq!(parse_start_url("example.com/docs").unwrap().as_str(), "https://example.com/docs");
         assert!(matches!(parse_start_url(" "), Err(IngestError::Invalid(m)) if m == "A training URL is required"));
-        assert!(parse_start_url("ftp://example.com").is_err());
+        for bad in ["ftp://example.com", "nope nope", "https://"] {
+            assert!(matches!(parse_start_url(bad), Err(IngestError::Invalid(m)) if m == INVALID_URL), "{bad}");
+        }
     }
 }

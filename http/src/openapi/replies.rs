@@ -279,6 +279,12 @@ pub struct SupportStats {
     /// The average rating given at resolve (1 to 5).
     pub satisfaction: Option<f64>,
     pub ratedSessions: i64,
+    /// The same as `waiting`, under the spec's name.
+    pub pendingQueue: i64,
+    /// The same as `averageResponseSeconds`, under the spec's name.
+    pub averageResponseTime: Option<f64>,
+    /// The same as `satisfaction`, under the spec's name.
+    pub customerSatisfaction: Option<f64>,
 }
 
 #[derive(ToSchema)]

@@ -58,7 +58,17 @@ impl Store {
         let now = time::now();
         let score = score.clamp(0, 100);
         let session_id = session_id.map(str::to_string);
+        let postgres = self.backend() == crate::Backend::Postgres;
         db_tx!(self, owned(bot_id), |conn| async move {
+            // One conversation's captures one at a time, so two at once (details left and a
+            // support request with details) make one lead. SQLite's writer turn already does
+            // this; PostgreSQL's read-committed transactions would both find none and insert.
+            if let (true, Some(s)) = (postgres, &session_id) {
+                diesel::sql_query("SELECT pg_advisory_xact_lock(hashtext('lead:' || $1))")
+                    .bind::<diesel::sql_types::Text, _>(s)
+                    .execute(conn)
+                    .await?;
+            }
             let existing: Option<Lead> = match &session_id {
                 Some(s) => leads::table
                     .filter(leads::bot_id.eq(bot_id))

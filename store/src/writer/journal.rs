@@ -101,9 +101,20 @@ impl Journal {
         for row in rows {
             encode_record(row, &mut self.buffer);
         }
-        self.file.write_all(&self.buffer).map_err(|e| io_error("writing", &self.path, e))?;
-        if self.sync {
-            self.file.sync_data().map_err(|e| io_error("syncing", &self.path, e))?;
+        let appended = self.file.write_all(&self.buffer).map_err(|e| io_error("writing", &self.path, e)).and_then(|()| {
+            if self.sync {
+                self.file.sync_data().map_err(|e| io_error("syncing", &self.path, e))?;
+            }
+            Ok(())
+        });
+        if let Err(e) = appended {
+            // The batch is refused, so none of it may come back at a restart, and a part of it
+            // left at the end would stop the replay there, before every later batch: cut the
+            // segment back to its last whole append.
+            if let Err(cut) = self.file.set_len(self.written as u64) {
+                tracing::error!("message journal {}: a failed append could not be cut off ({cut}); a restart replays up to it", self.path.display());
+            }
+            return Err(e);
         }
         self.written += self.buffer.len();
         self.appends += 1;

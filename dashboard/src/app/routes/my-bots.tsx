@@ -1,5 +1,5 @@
 // My Bots: the user's assistants and pending team invitations.
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import {
   Button,
   Card,
@@ -66,7 +66,7 @@ export function MyBotsRoute() {
   // /dashboard?create=1&website=… (the landing page's website box, through sign-up) opens the
   // wizard with that website filled in.
   const [wizardOpen, setWizardOpen] = useState(() => params.get('create') === '1');
-  const [initialWebsite] = useState(() => params.get('website') ?? undefined);
+  const [initialWebsite, setInitialWebsite] = useState(() => params.get('website') ?? undefined);
   const [sharing, setSharing] = useState<Bot | null>(null);
   const [deleting, setDeleting] = useState<Bot | null>(null);
   const wizardUsed = useOnceTrue(wizardOpen);
@@ -89,10 +89,16 @@ export function MyBotsRoute() {
     if (botIds) void loadSparklines(botIds.split(','));
   }, [botIds]);
 
-  // /dashboard?bot={name} (a card click) makes that bot the active one.
+  // /dashboard?bot={name} (a link or a reload) makes that bot the active one, once per address
+  // and only when the active bot is not already so named: a card click has selected its own bot
+  // by id (names repeat), and a later pick in the sidebar is not undone when the list changes.
   const botParam = params.get('bot');
+  const appliedBotParam = useRef<string | null>(null);
   useEffect(() => {
-    if (!botParam) return;
+    if (!botParam || appliedBotParam.current === botParam || !bots.bots.length) return;
+    appliedBotParam.current = botParam;
+    const active = bots.bots.find((b) => b._id === bots.activeBotId);
+    if (active?.name === botParam) return;
     const match = bots.bots.find((b) => b.name === botParam);
     if (match) selectBot(match._id);
   }, [botParam, snap.bots]);
@@ -105,6 +111,7 @@ export function MyBotsRoute() {
 
   const open = (bot: Bot) => {
     selectBot(bot._id);
+    appliedBotParam.current = bot.name || null;
     setParams(bot.name ? { bot: bot.name } : {});
   };
   const goTo = (path: string) => (bot: Bot) => {
@@ -243,6 +250,8 @@ export function MyBotsRoute() {
             initialWebsite={initialWebsite}
             onClose={() => {
               setWizardOpen(false);
+              // The landing page's website fills the first wizard only.
+              setInitialWebsite(undefined);
               if (params.has('create')) setParams({}, { replace: true });
             }}
           />

@@ -33,8 +33,30 @@ pub async fn get(access: BotAccess<ViewBot>) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Ok().json(json!({"bot": views::bot(&access.bot, access.role)})))
 }
 
-/// Fields a client may send back unchanged from a `GET` but not change.
-const READ_ONLY: [&str; 7] = ["_id", "id", "role", "createdAt", "updatedAt", "lastActive", "icon"];
+/// Fields a client may send back unchanged from a `GET` (or with a customization save, as
+/// `botId`) but not change.
+const READ_ONLY: [&str; 9] = ["_id", "id", "botId", "role", "createdAt", "updatedAt", "lastActive", "icon", "conversationCount"];
+
+/// The customization save's own names (spec 2 §3) for fields stored under another name, with
+/// the value as stored: a font size may come as the number of pixels.
+fn stored_name(key: String, value: Value) -> (String, Value) {
+    let stored = match key.as_str() {
+        "customPrimaryColor" => "primaryColour",
+        "customSecondaryColor" => "secondaryColour",
+        "customBgColor" => "backgroundColour",
+        "userAvatar" => "userIcon",
+        "botName" => "name",
+        "selectedFontSize" => {
+            let value = match value.as_u64() {
+                Some(px) => Value::String(format!("{px}px")),
+                None => value,
+            };
+            return ("typography".into(), value);
+        }
+        _ => return (key, value),
+    };
+    (stored.into(), value)
+}
 
 fn string(value: &Value, field: &str) -> ApiResult<String> {
     value.as_str().map(str::to_string).ok_or_else(|| ApiError::validation(format!("{field} must be text")))
@@ -64,9 +86,9 @@ pub async fn update(
         _ => Map::new(),
     };
     let mut widget_changed = false;
-    for (key, value) in body.into_inner() {
+    for (key, value) in body.into_inner().into_iter().map(|(k, v)| stored_name(k, v)) {
         match key.as_str() {
-            "name" => update.name = Some(BotName::parse(&string(&value, "name")?)?.into_inner()),
+            "name" => update.name = Some(BotName::parse(&if value.is_null() { String::new() } else { string(&value, "name")? })?.into_inner()),
             "description" => update.description = Some(max_chars(string(&value, "description")?.trim().into(), "Description", 500)?),
             "status" => {
                 let status = string(&value, "status")?;
@@ -76,9 +98,10 @@ pub async fn update(
                 update.status = Some(status);
             }
             "websiteUrl" => {
-                update.website_url = Some(match value.as_str().map(str::trim) {
-                    None | Some("") => None,
-                    Some(raw) => Some(WebUrl::parse(raw)?.into_inner()),
+                let raw = if value.is_null() { String::new() } else { string(&value, "websiteUrl")? };
+                update.website_url = Some(match raw.trim() {
+                    "" => None,
+                    raw => Some(WebUrl::parse(raw)?.into_inner()),
                 })
             }
             "systemPrompt" => {

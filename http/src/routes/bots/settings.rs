@@ -21,8 +21,14 @@ pub async fn get(state: web::Data<AppState>, access: BotAccess<ViewBot>) -> ApiR
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SettingsBody {
+    /// Present even as `null` (which, like any non-number, is refused by the range).
+    #[serde(default, deserialize_with = "present")]
     max_chat_text_size: Option<serde_json::Value>,
     url_whitelist: Option<Vec<String>>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<serde_json::Value>, D::Error> {
+    serde_json::Value::deserialize(d).map(Some)
 }
 
 /// A whitelist entry: an http(s) origin, or a host (optionally `*.`-prefixed) taken as https.
@@ -53,7 +59,8 @@ pub async fn update(
     let body = body.into_inner();
     if let Some(size) = body.max_chat_text_size {
         // The screen turns a non-number into 0, which the range then refuses.
-        let size = size.as_i64().or_else(|| size.as_str().and_then(|s| s.trim().parse().ok())).unwrap_or(0);
+        let whole = |f: f64| (f.fract() == 0.0 && f.abs() < 1e15).then_some(f as i64);
+        let size = size.as_i64().or_else(|| size.as_f64().and_then(whole)).or_else(|| size.as_str().and_then(|s| s.trim().parse().ok())).unwrap_or(0);
         if !(100..=10_000).contains(&size) {
             return Err(ApiError::validation("Maximum chat text size must be between 100 and 10000"));
         }

@@ -120,7 +120,16 @@ pub async fn status(state: web::Data<AppState>, AuthUser(user): AuthUser, path: 
     if body.status.is_none() && body.priority.is_none() {
         return Err(ApiError::validation("Give a status or a priority"));
     }
-    let session = state.engine.set_status(&user.id, &path, body.status.as_deref(), body.priority.as_deref()).await?;
+    // Resolving is one path whichever call asks for it: the resolve time, who resolved it, the
+    // system note and the dashboards' `session-resolved` (a status write alone would skip them).
+    let (status, mut session) = match body.status.as_deref() {
+        Some("resolved") => (None, Some(state.engine.resolve(&member(&user), &path, None, None).await?)),
+        other => (other, None),
+    };
+    if status.is_some() || body.priority.is_some() {
+        session = Some(state.engine.set_status(&user.id, &path, status, body.priority.as_deref()).await?);
+    }
+    let session = session.ok_or_else(|| ApiError::validation("Give a status or a priority"))?;
     Ok(HttpResponse::Ok().json(json!({"session": view::session(&session)})))
 }
 

@@ -34,5 +34,9 @@ pub async fn support_stats(state: web::Data<AppState>, access: BotAccess<ViewBot
         "answeredHandoffs": s.answered,
         "satisfaction": s.average_rating,
         "ratedSessions": s.rated,
+        // The spec's names for the same figures (spec 2 §3, Agent stats).
+        "pendingQueue": s.waiting,
+        "averageResponseTime": s.average_response_secs,
+        "customerSatisfaction": s.average_rating,
     })))
 }

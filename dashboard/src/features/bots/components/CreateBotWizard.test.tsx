@@ -5,7 +5,8 @@ import { createMemoryRouter } from 'react-router';
 import { render, renderRouter } from '../../../../test-utils/render';
 import { bot, mockFetch } from '../../../../test-utils/fetch';
 import { bots } from '../stores/bots';
-import { FILE_TOO_LARGE, MAX_PDF_BYTES, createWizard, stepPosition } from '../stores/wizard';
+import { FILE_TOO_LARGE, ICON_TYPE_ERROR, MAX_PDF_BYTES, PDF_ONLY, createWizard, stepPosition } from '../stores/wizard';
+import { commentText } from './ShareDialog';
 import { CreateBotWizard } from './CreateBotWizard';
 
 const step = () => screen.getByTestId('wizard-step').textContent;
@@ -74,7 +75,7 @@ describe('create wizard: the step count', () => {
 
     const form = calls.find((c) => c.method === 'POST')!.body as FormData;
     expect(form.get('name')).toBe('Helper');
-    expect(form.get('websiteUrl')).toBe('https://example.com');
+    expect(form.get('websiteUrl')).toBe('https://example.com/');
     expect(form.get('faqMethod')).toBe('skip');
     expect(screen.getByTestId('snippet-react').textContent).toContain('b-real-42');
     expect(bots.bots.map((b) => b._id)).toEqual(['b-real-42']); // the list reloaded
@@ -150,5 +151,53 @@ describe('create wizard: the PDF limit', () => {
     expect(w.state.faqFile).toBeNull();
     expect(w.state.fileError).toBe(FILE_TOO_LARGE);
     expect(FILE_TOO_LARGE).toBe('File size must be less than 10MB');
+  });
+
+  it('refuses a file that is not a PDF, and an icon type the server does not keep', () => {
+    const w = createWizard();
+    w.actions.setFile(new File(['hello'], 'notes.txt', { type: 'text/plain' }));
+    expect(w.state.faqFile).toBeNull();
+    expect(w.state.fileError).toBe(PDF_ONLY);
+    w.actions.setIcon(new File(['<svg/>'], 'logo.svg', { type: 'image/svg+xml' }));
+    expect(w.state.icon).toBeNull();
+    expect(w.state.iconError).toBe(ICON_TYPE_ERROR);
+    w.actions.setIcon(new File(['png'], 'logo.png', { type: 'image/png' }));
+    expect(w.state.icon?.name).toBe('logo.png');
+    expect(w.state.iconError).toBeNull();
+  });
+});
+
+describe('create wizard: the website', () => {
+  beforeEach(() => {
+    bots.bots = [];
+  });
+
+  it('says an invalid website is one on step 1 and keeps Next disabled; a bare domain is sent as https', async () => {
+    const calls = mockFetch({
+      'POST /api/bots': { status: 201, body: { bot: bot('b1', 'Helper') } },
+      'GET /api/bots': { body: { bots: [bot('b1', 'Helper')] } },
+    });
+    const u = open();
+    await u.type(screen.getByLabelText(/Assistant Name/), 'Helper');
+    const site = screen.getByLabelText('Website URL');
+    await u.type(site, 'not a site');
+    await u.tab();
+    expect(screen.getByText('Please enter a valid URL (e.g., https://example.com)')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Next' })).toBeDisabled();
+    await u.clear(site);
+    await u.type(site, 'acme.example');
+    await u.click(screen.getByRole('button', { name: 'Next' }));
+    await u.click(screen.getByRole('button', { name: /Skip/ }));
+    await u.click(screen.getByRole('button', { name: 'Create' }));
+    await waitFor(() => expect(calls.some((c) => c.method === 'POST' && c.path === '/api/bots')).toBe(true));
+    const post = calls.find((c) => c.method === 'POST' && c.path === '/api/bots');
+    expect((post?.body as FormData).get('websiteUrl')).toBe('https://acme.example/');
+  });
+});
+
+describe('share dialog: the embed comment', () => {
+  it('cannot be ended early by the bot name', () => {
+    expect(commentText('Support --> <script>alert(1)</script>')).toBe('Support - scriptalert(1)/script');
+    expect(commentText('Plain name')).toBe('Plain name');
   });
 });

@@ -26,11 +26,14 @@ import { errorMessage, planLimit } from '@/lib/api';
 import { notify } from '@/lib/notify';
 import type { Bot, FaqMethod } from '../api/bots';
 import {
+  ICON_TYPES,
   MAX_FAQ_TEXT,
   NAME_REQUIRED,
+  basicValid,
   createWizard,
   nameValid,
   stepPosition,
+  websiteError,
   trainingReady,
   type Wizard,
   type WizardStep,
@@ -124,7 +127,7 @@ function WizardBody({ wizard, onClose }: { wizard: Wizard; onClose: () => void }
           <span />
         )}
         {snap.step === 'basic' && (
-          <Button onClick={actions.next} disabled={!nameValid(snap)}>
+          <Button onClick={actions.next} disabled={!basicValid(snap)}>
             Next
           </Button>
         )}
@@ -134,7 +137,7 @@ function WizardBody({ wizard, onClose }: { wizard: Wizard; onClose: () => void }
           </Button>
         )}
         {snap.step === 'review' && (
-          <Button onClick={create} disabled={!nameValid(snap) || snap.creating} loading={snap.creating}>
+          <Button onClick={create} disabled={!basicValid(snap) || snap.creating} loading={snap.creating}>
             Create
           </Button>
         )}
@@ -151,7 +154,7 @@ function BasicStep({ wizard }: { wizard: Wizard }) {
     <Stack gap="sm">
       <Group gap="md">
         <Avatar src={preview} size="lg" radius="md" alt="Assistant icon" />
-        <FileButton onChange={wizard.actions.setIcon} accept="image/*">
+        <FileButton onChange={wizard.actions.setIcon} accept={ICON_TYPES}>
           {(props) => (
             <Button variant="light" size="xs" leftSection={<IconUpload size={14} />} {...props}>
               {snap.icon ? 'Change icon' : 'Upload icon'}
@@ -164,6 +167,11 @@ function BasicStep({ wizard }: { wizard: Wizard }) {
           </Button>
         )}
       </Group>
+      {snap.iconError && (
+        <Text size="xs" c="red" role="alert">
+          {snap.iconError}
+        </Text>
+      )}
       <TextInput
         label="Assistant Name"
         required
@@ -179,6 +187,8 @@ function BasicStep({ wizard }: { wizard: Wizard }) {
         placeholder="https://example.com"
         value={snap.websiteUrl}
         onChange={(e) => wizard.actions.setWebsiteUrl(e.currentTarget.value)}
+        onBlur={wizard.actions.touchWebsite}
+        error={snap.websiteTouched ? (websiteError(snap) ?? undefined) : undefined}
       />
     </Stack>
   );

@@ -3,11 +3,19 @@ import { chatUrl, scriptTag } from '@/lib/embed';
 import type { Bot } from '../api/bots';
 import { CopyAction } from './EmbedSnippets';
 
+/**
+ * The name as an HTML comment's text: a `--` or `>` in it could end the comment early on the
+ * owner's site and turn the rest of the name into markup (an editor may rename the bot).
+ */
+export function commentText(name: string): string {
+  return name.replace(/-{2,}/g, '-').replace(/[<>]/g, '');
+}
+
 /** Share a bot: its public chat link, or the embed code for a website. */
 export function ShareDialog({ bot, onClose }: { bot: Bot | null; onClose: () => void }) {
   const name = bot?.name || 'Untitled Assistant';
   const url = bot ? chatUrl(bot._id) : '';
-  const embed = bot ? `<!-- ${name} -->\n${scriptTag(bot._id)}` : '';
+  const embed = bot ? `<!-- ${commentText(name)} -->\n${scriptTag(bot._id)}` : '';
   return (
     <Modal opened={bot !== null} onClose={onClose} title={`Share ${name}`} size="lg">
       <Tabs defaultValue="url">

@@ -137,6 +137,29 @@ describe('Customize page', () => {
     expect(await within(chat).findByText('Sorry, I encountered an error processing your request.')).toBeInTheDocument();
   });
 
+  it("says why the server refused a message (too long for the bot's limit)", async () => {
+    mockFetch({
+      'GET /api/bots/b1': { body: { bot: helper } },
+      'GET /api/bots/b1/sources': { body: sources },
+      'POST /api/chat': { status: 422, body: { error: { code: 'validation', message: 'Message is too long (the limit is 200 characters)' } } },
+    });
+    const u = userEvent.setup();
+    render(<CustomizePage bot={helper} />);
+    const chat = await screen.findByTestId('test-chat');
+    await u.type(within(chat).getByLabelText('Message'), 'a long one{Enter}');
+    expect(await within(chat).findByText('Message is too long (the limit is 200 characters)')).toBeInTheDocument();
+  });
+
+  it('a role that may not edit the bot sees the test chat but cannot start a conversation', async () => {
+    const calls = mockFetch({ 'GET /api/bots/b1': { body: { bot: helper } }, 'GET /api/bots/b1/sources': { body: sources } });
+    render(<CustomizePage bot={helper} readOnly />);
+    const chat = await screen.findByTestId('test-chat');
+    expect(within(chat).getByLabelText('Message')).toBeDisabled();
+    expect(within(chat).getByRole('button', { name: 'Do you ship?' })).toBeDisabled();
+    expect(within(chat).getByText('Testing is for owners, admins and editors')).toBeInTheDocument();
+    expect(calls.some((c) => c.path === '/api/chat')).toBe(false);
+  });
+
   it("shows a not-sure reply's did-you-mean chips in the test chat; a click asks that question", async () => {
     const unsure = { sessionId: 's1', visitorToken: 'vt', aiResponse: "I'm not sure I understood — did you mean:", suggestions: ['Where is my order?', 'Do you ship?'] };
     const calls = mockFetch({

@@ -55,7 +55,7 @@ export function CustomizePage({ bot, readOnly = false }: { bot: Bot; readOnly?: 
           {snap.botId === bot._id && <CustomizeEditor readOnly={readOnly} />}
         </Grid.Col>
         <Grid.Col span={{ base: 12, lg: 5 }}>
-          <TestChatPanel botId={bot._id} icon={bot.icon} />
+          <TestChatPanel botId={bot._id} icon={bot.icon} canTest={!readOnly} />
         </Grid.Col>
       </Grid>
       <Modal opened={confirmReset} onClose={() => setConfirmReset(false)} title="Reset" centered>

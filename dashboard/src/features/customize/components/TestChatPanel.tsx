@@ -70,7 +70,11 @@ function Chip({ label, disabled, onAsk, look }: { label: string; disabled: boole
   );
 }
 
-export function TestChatPanel({ botId, icon = null }: { botId: string; icon?: string | null }) {
+/**
+ * `canTest`: testing the bot is an editor's permission (spec 1 §6); a viewer or agent sees the
+ * preview but cannot start conversations, which count against the owner's plan.
+ */
+export function TestChatPanel({ botId, icon = null, canTest = true }: { botId: string; icon?: string | null; canTest?: boolean }) {
   const s = useSnapshot(customize).settings;
   const [chat] = useState(createTestChat);
   const c = useSnapshot(chat.state);
@@ -111,13 +115,16 @@ export function TestChatPanel({ botId, icon = null }: { botId: string; icon?: st
     if (v) v.scrollTop = v.scrollHeight;
   }, [c.messages.length, c.pending]);
 
+  const locked = c.pending || !canTest;
+
   async function send(message: string) {
+    if (!canTest) return false;
     const sent = await chat.actions.send(message, { enableLeadCapture: s.enableLeadCapture, typingDelay: s.typingDelay });
     return sent;
   }
 
   function submit() {
-    if (!text.trim() || c.pending) return;
+    if (!text.trim() || locked) return;
     const message = text;
     setText('');
     void send(message);
@@ -210,7 +217,7 @@ export function TestChatPanel({ botId, icon = null }: { botId: string; icon?: st
                     // Only the latest reply's chips ask; once the conversation moved on they are a record.
                     <Group gap={6} mt={6} role="group" aria-label="Did you mean" className={`did-you-mean ${HOOKS.suggestions}`}>
                       {m.suggestions.map((q) => (
-                        <Chip key={q} label={q} disabled={c.pending || i !== c.messages.length - 1} onAsk={(q) => void send(q)} look={look} />
+                        <Chip key={q} label={q} disabled={locked || i !== c.messages.length - 1} onAsk={(q) => void send(q)} look={look} />
                       ))}
                     </Group>
                   )}
@@ -227,7 +234,7 @@ export function TestChatPanel({ botId, icon = null }: { botId: string; icon?: st
           {chips.length > 0 && (
             <Group gap={6} px="sm" pb={6} data-testid="quick-questions" className={HOOKS.suggestions} aria-label="Suggested questions">
               {chips.map((q) => (
-                <Chip key={q} label={q} disabled={c.pending} onAsk={(q) => void send(q)} look={look} />
+                <Chip key={q} label={q} disabled={locked} onAsk={(q) => void send(q)} look={look} />
               ))}
             </Group>
           )}
@@ -243,7 +250,7 @@ export function TestChatPanel({ botId, icon = null }: { botId: string; icon?: st
                 maxRows={4}
                 maxLength={s.maxMessageLength || 500}
                 value={text}
-                disabled={c.pending}
+                disabled={locked}
                 onChange={(e) => setText(e.currentTarget.value)}
                 onKeyDown={onKey}
               />
@@ -251,15 +258,15 @@ export function TestChatPanel({ botId, icon = null }: { botId: string; icon?: st
                 size="lg"
                 aria-label="Send message"
                 onClick={submit}
-                disabled={!text.trim() || c.pending}
-                style={{ background: !text.trim() || c.pending ? undefined : look.primary }}
+                disabled={!text.trim() || locked}
+                style={{ background: !text.trim() || locked ? undefined : look.primary }}
               >
                 <IconSend size={16} />
               </ActionIcon>
             </Group>
             <Group justify="space-between" mt={4} gap={4}>
               <Text size="xs" opacity={0.7} style={{ color: look.text }}>
-                Press Enter to send, Shift + Enter for new line
+                {canTest ? 'Press Enter to send, Shift + Enter for new line' : 'Testing is for owners, admins and editors'}
               </Text>
               <Text size="xs" opacity={0.7} style={{ color: look.text }} data-testid="test-chat-counter">
                 {text.length}/{s.maxMessageLength || 500}

@@ -1,6 +1,7 @@
 // One test chat (per panel instance): the conversation with the real bot, the pending state,
 // and the lead-capture rule (spec 2 §4).
 import { proxy } from 'valtio';
+import { ApiError } from '@/lib/api';
 import { replyWait } from '@parley/shared/look';
 import { chatApi, type LeadData } from '../api/chat';
 
@@ -105,9 +106,11 @@ export function createTestChat() {
           const last = state.messages[state.messages.length - 1];
           if (suggestions.length && last) last.suggestions = suggestions;
         }
-      } catch {
+      } catch (err) {
         if (gen !== generation) return true;
-        push('bot', CHAT_ERROR, true);
+        // A message the server refuses as given (too long for the bot's limits) says why; any
+        // other failure is the spec's error bubble.
+        push('bot', err instanceof ApiError && err.status === 422 ? err.message : CHAT_ERROR, true);
         return true;
       } finally {
         if (gen === generation) state.pending = false;
