@@ -99,8 +99,8 @@ async fn sessions_are_pinned_and_starred_by_the_team(backend: parley_store::Back
     // An editor stars the second one; a mark not given keeps its value.
     let (status, body) = app.put_json(&flag(&ids[1]), Some(&editor), json!({"starred": true})).await;
     assert_eq!((status, body["session"]["isStarred"].clone()), (StatusCode::OK, json!(true)));
-    let (status, body) = app.put_json(&flag(&ids[0]), Some(&owner), json!({"starred": true})).await;
-    assert_eq!(status, StatusCode::OK);
+    let (status, body) = app.put_json(&flag(&ids[0]), Some(&owner), json!({"isStarred": true})).await;
+    assert_eq!(status, StatusCode::OK, "the name the session is read with works too: {body}");
     assert_eq!((body["session"]["isPinned"].clone(), body["session"]["isStarred"].clone()), (json!(true), json!(true)));
 
     // The list's filters.

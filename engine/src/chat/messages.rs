@@ -93,11 +93,16 @@ pub struct Resolve {
     pub reply: oneshot::Sender<Result<Arc<ChatSession>, EngineError>>,
 }
 
-/// The stored session changed outside the actor (status, priority, a transfer): reload the mode
-/// and tell the session's members.
+/// The stored session changed outside the actor (status, priority, marks): tell the session's
+/// members. `status_changed`: its status was set, so the mode is read again from the row; any
+/// other change leaves the mode alone, since the row was read before this message arrived and a
+/// support request or a resolve the actor applied meanwhile would otherwise be undone.
 #[derive(Message)]
 #[rtype(result = "()")]
-pub struct Reload(pub Arc<ChatSession>);
+pub struct Reload {
+    pub session: Arc<ChatSession>,
+    pub status_changed: bool,
+}
 
 /// The agent who had the session may no longer handle it, and it waits for another (stored
 /// already): reload as `Reload` does, and save and show a note saying so.

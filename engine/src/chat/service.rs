@@ -733,7 +733,7 @@ impl Engine {
             return Err(EngineError::Invalid("Give pinned or starred".into()));
         }
         let view = Arc::new(self.store.set_session_flags(session_id, flags).await?);
-        addr.do_send(Reload(view.clone()));
+        addr.do_send(Reload { session: view.clone(), status_changed: false });
         if let Some(bot) = self.registry.running_bot(&bot_id) {
             bot.do_send(ToAgents(ServerEvent::SessionUpdated { session_id: session_id.to_string(), session: view.clone() }));
         }
@@ -757,7 +757,7 @@ impl Engine {
             }
         }
         let view = Arc::new(self.store.set_session_status(session_id, status, priority).await?);
-        addr.do_send(Reload(view.clone()));
+        addr.do_send(Reload { session: view.clone(), status_changed: status.is_some() });
         if let Some(bot) = self.registry.running_bot(&bot_id) {
             bot.do_send(ToAgents(ServerEvent::SessionUpdated { session_id: session_id.to_string(), session: view.clone() }));
         }

@@ -434,10 +434,16 @@ impl Handler<AgentAssigned> for SessionActor {
     type Result = ();
 
     fn handle(&mut self, mut msg: AgentAssigned, ctx: &mut Self::Context) {
-        self.mode = Mode::WithAgent { agent_id: msg.agent_id.clone(), agent_name: msg.agent_name.clone() };
         if let Some(applied) = msg.applied.take() {
             let _ = applied.send(());
         }
+        // A take or transfer is stored only while the session is not resolved, so one that
+        // arrives after this actor resolved it was overtaken: the resolve cleared the agent in
+        // the row, and the conversation stays with the bot.
+        if self.mode == Mode::Resolved {
+            return;
+        }
+        self.mode = Mode::WithAgent { agent_id: msg.agent_id.clone(), agent_name: msg.agent_name.clone() };
         self.last_activity = Instant::now();
         let note = NewMessage::simple(Role::System, msg.note.clone());
         self.save(ctx, note, move |act, _, saved| {
@@ -531,11 +537,13 @@ impl Handler<Reload> for SessionActor {
     type Result = ();
 
     fn handle(&mut self, msg: Reload, _: &mut Self::Context) {
-        self.mode = Mode::of(&msg.0);
+        if msg.status_changed {
+            self.mode = Mode::of(&msg.session);
+        }
         // The team sees every field; the visitor only what is theirs to see (an event's
         // encoding is made once for all its connections, so each audience gets its own).
-        self.to_members(ServerEvent::SessionUpdated { session_id: self.id.clone(), session: msg.0.clone() });
-        self.to_visitors(ServerEvent::VisitorSessionUpdated { session_id: self.id.clone(), session: msg.0 });
+        self.to_members(ServerEvent::SessionUpdated { session_id: self.id.clone(), session: msg.session.clone() });
+        self.to_visitors(ServerEvent::VisitorSessionUpdated { session_id: self.id.clone(), session: msg.session });
     }
 }
 
@@ -547,7 +555,7 @@ impl Handler<Requeued> for SessionActor {
     type Result = ();
 
     fn handle(&mut self, msg: Requeued, ctx: &mut Self::Context) {
-        <Self as Handler<Reload>>::handle(self, Reload(msg.0), ctx);
+        <Self as Handler<Reload>>::handle(self, Reload { session: msg.0, status_changed: true }, ctx);
         self.save(ctx, NewMessage::simple(Role::System, REQUEUED_NOTE), |act, _, saved| {
             if let Ok(saved) = saved {
                 act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: saved });

@@ -137,7 +137,10 @@ pub async fn status(state: web::Data<AppState>, AuthUser(user): AuthUser, path: 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlagsBody {
+    /// Also as `isPinned`, the name the session is read with.
+    #[serde(alias = "isPinned")]
     pinned: Option<bool>,
+    #[serde(alias = "isStarred")]
     starred: Option<bool>,
 }
 
