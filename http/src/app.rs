@@ -84,6 +84,13 @@ impl Application {
     pub async fn build(settings: Settings) -> Result<Application, StartError> {
         let secret = parley_config::ensure_jwt_secret(&settings)?;
         let store = Store::open(&settings).await?;
+        // Conversations left with someone no longer able to take them (a team change whose
+        // requeue a crash cut off) wait in the queue again before anyone is served.
+        match store.requeue_orphaned_sessions().await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!("{n} conversations held by former agents are back in the support queue"),
+            Err(e) => tracing::warn!("could not return former agents' conversations to the queue: {e}"),
+        }
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(std::time::Duration::from_secs(15))

@@ -372,6 +372,32 @@ impl Store {
         Ok(n == 1)
     }
 
+    /// Open conversations held by someone who may no longer take the bot's sessions (removed
+    /// from the team, or given a role that may not) go back to the queue. A team change requeues
+    /// at once (`requeue_agent_sessions`); this start-up sweep catches one whose requeue did not
+    /// happen (a crash between the two, or a failure that was logged). Returns how many.
+    pub async fn requeue_orphaned_sessions(&self) -> StoreResult<usize> {
+        self.counters_current().await;
+        let now = time::now();
+        let placeholder = match self.backend() {
+            crate::Backend::Sqlite => "?1",
+            crate::Backend::Postgres => "$1",
+        };
+        let sql = format!(
+            "UPDATE chat_sessions SET needs_human_support = TRUE, status = 'pending', \
+             assigned_agent_id = NULL, assigned_agent_name = NULL, updated_at = {placeholder} \
+             WHERE status <> 'resolved' AND assigned_agent_id IS NOT NULL \
+             AND assigned_agent_id NOT IN (SELECT owner_id FROM bots WHERE bots.id = chat_sessions.bot_id) \
+             AND assigned_agent_id NOT IN (SELECT user_id FROM team_members WHERE team_members.bot_id = chat_sessions.bot_id \
+               AND team_members.status = 'active' AND team_members.user_id IS NOT NULL AND team_members.role IN ('admin', 'agent'))"
+        );
+        let n = db_run!(self, |conn| diesel::sql_query(sql.as_str())
+        .bind::<diesel::sql_types::Timestamp, _>(now)
+        .execute(conn)
+        .await)?;
+        Ok(n)
+    }
+
     /// The bot's open sessions assigned to `agent_id` go back to the support queue, waiting for
     /// another agent (that agent left the team or may no longer take sessions). Returns them as
     /// they are now; the time of the request is kept, so the queue shows how long they waited.

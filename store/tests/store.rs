@@ -14,6 +14,7 @@ macro_rules! on_both_backends {
 }
 
 on_both_backends!(
+    conversations_of_former_agents_return_to_the_queue_at_start,
     captures_racing_in_one_conversation_make_one_lead,
     users_are_unique_by_email_ignoring_case,
     a_new_user_gets_free_plan_and_default_preferences,
@@ -175,6 +176,49 @@ async fn bots_are_visible_to_owner_and_active_members_only(backend: Backend) {
     assert_eq!(listed[0].1, Role::Agent);
     assert!(store.bots_for_user(&stranger.id).await.unwrap().is_empty());
     assert_eq!(store.allowance(&owner.id).await.unwrap().bots_used, 1);
+}
+
+/// The start-up sweep: a conversation left with a removed member, or one whose role may no
+/// longer take sessions, waits in the queue again; the owner's, an agent's and a resolved one stay.
+async fn conversations_of_former_agents_return_to_the_queue_at_start(backend: Backend) {
+    let (_db, store) = store(backend).await;
+    let owner = user(&store, "owner@x.co").await;
+    let (ann, bob, cat) = (user(&store, "ann@x.co").await, user(&store, "bob@x.co").await, user(&store, "cat@x.co").await);
+    let b = bot(&store, &owner.id, "Helper").await;
+    let mut members = Vec::new();
+    for who in [&ann, &bob, &cat] {
+        let invite = store.invite_member(&b.id, &who.email, Role::Agent, &owner.id).await.unwrap();
+        store.respond_invitation(&invite.id, who, true).await.unwrap();
+        members.push(invite.id);
+    }
+    let mut held = Vec::new();
+    for who in [&owner, &ann, &bob, &cat, &cat] {
+        let s = store.create_session(&b.id, "help").await.unwrap().id;
+        store.request_support(&s, &Default::default()).await.unwrap();
+        assert!(store.take_session(&s, &who.id, &who.name).await.unwrap());
+        held.push(s);
+    }
+    store.resolve_session(&held[4], "Cat", None, None).await.unwrap();
+    store.remove_member(&b.id, &members[1]).await.unwrap(); // Bob leaves
+    store.set_member_role(&b.id, &members[2], Role::Viewer).await.unwrap(); // Cat may only watch
+
+    assert_eq!(store.requeue_orphaned_sessions().await.unwrap(), 2);
+    let state = |s: parley_store::models::ChatSession| (s.assigned_agent_id.is_some(), s.status, s.needs_human_support);
+    let mut seen = Vec::new();
+    for s in &held {
+        seen.push(state(store.session(s).await.unwrap().unwrap()));
+    }
+    assert_eq!(
+        seen,
+        [
+            (true, "active".to_string(), true),
+            (true, "active".to_string(), true),
+            (false, "pending".to_string(), true),
+            (false, "pending".to_string(), true),
+            (false, "resolved".to_string(), false),
+        ]
+    );
+    assert_eq!(store.requeue_orphaned_sessions().await.unwrap(), 0, "once is enough");
 }
 
 async fn bot_update_and_delete_cascade(backend: Backend) {
