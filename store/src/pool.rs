@@ -63,10 +63,12 @@ pub struct PoolOptions {
     /// SQLite: how long an open waits for another process to let go of the database's message
     /// journal (a server restarting) before it refuses (see `writer::owner`).
     pub sqlite_claim_wait: std::time::Duration,
-    /// SQLite: when another process owns the message journal, work alongside it (replay
-    /// nothing, journal in a directory of this process's own) instead of refusing. For the
-    /// command-line tools, which run beside a live server.
-    pub sqlite_alongside: bool,
+    /// For the command-line tools, which run beside a live server: on SQLite, when another
+    /// process owns the message journal, work alongside it (replay nothing, journal in a
+    /// directory of this process's own) instead of refusing; on PostgreSQL, leave the message
+    /// counters to the server (its start reconciles them; a tool doing it as well would count
+    /// the messages the server holds in memory twice).
+    pub alongside: bool,
 }
 
 impl PoolOptions {
@@ -83,7 +85,7 @@ impl PoolOptions {
             sqlite_wal_restart_bytes: DEFAULT_WAL_RESTART_BYTES,
             sqlite_journal_apply: Duration::from_millis(DEFAULT_JOURNAL_APPLY_MS),
             sqlite_claim_wait: Duration::from_secs(5),
-            sqlite_alongside: false,
+            alongside: false,
         }
     }
 
@@ -100,7 +102,7 @@ impl PoolOptions {
             sqlite_wal_restart_bytes: settings.sqlite_wal_restart_bytes,
             sqlite_journal_apply: Duration::from_millis(settings.sqlite_journal_apply_ms),
             sqlite_claim_wait: Duration::from_secs(5),
-            sqlite_alongside: false,
+            alongside: false,
         }
     }
 
@@ -203,10 +205,11 @@ impl Store {
         Self::open_from(settings, PoolOptions::from_settings(settings)).await
     }
 
-    /// [`Store::open`] for the command-line tools: on SQLite, a server running on the same
-    /// database keeps its message journal, and this store works beside it (`sqlite_alongside`).
+    /// [`Store::open`] for the command-line tools: a server running on the same database keeps
+    /// its message journal (SQLite) and its message counters (both), and this store works
+    /// beside it (`alongside`).
     pub async fn open_alongside(settings: &Settings) -> StoreResult<Store> {
-        Self::open_from(settings, PoolOptions { sqlite_alongside: true, ..PoolOptions::from_settings(settings) }).await
+        Self::open_from(settings, PoolOptions { alongside: true, ..PoolOptions::from_settings(settings) }).await
     }
 
     async fn open_from(settings: &Settings, options: PoolOptions) -> StoreResult<Store> {
@@ -230,7 +233,7 @@ impl Store {
         let migrate_url = url.clone();
         let db = path.to_path_buf();
         let pragmas = options.sqlite_pragmas();
-        let (wait, alongside) = (options.sqlite_claim_wait, options.sqlite_alongside);
+        let (wait, alongside) = (options.sqlite_claim_wait, options.alongside);
         let claim = run_blocking(move || {
             let journal = crate::writer::journal::dir_of(&db);
             let owned = crate::writer::owner::claim_within(&journal, if alongside { std::time::Duration::ZERO } else { wait })?;
@@ -282,12 +285,15 @@ impl Store {
     pub async fn open_postgres_with(url: &str, options: PoolOptions) -> StoreResult<Store> {
         let url = with_connect_timeout(url, options.connect);
         let migrate_url = url.clone();
+        let alongside = options.alongside;
         run_blocking(move || {
             let mut conn = AsyncConnectionWrapper::<AsyncPgConnection>::establish(&migrate_url)
                 .map_err(|e| StoreError::Connection(e.to_string()))?;
             conn.run_pending_migrations(PG_MIGRATIONS)
                 .map_err(|e| StoreError::Migration(e.to_string()))?;
-            crate::writer::counters::reconcile_pg(&mut conn)?;
+            if !alongside {
+                crate::writer::counters::reconcile_pg(&mut conn)?;
+            }
             Ok(())
         })
         .await?;

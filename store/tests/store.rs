@@ -529,6 +529,20 @@ async fn slot_counts_are_written_behind_and_caught_up_after_a_crash(backend: Bac
     let expected = vec![("agent".to_string(), 1), ("bot".to_string(), 2), ("user".to_string(), 3)];
     assert_eq!(store.stored_message_counts(&b.id).await.unwrap(), expected);
 
+    if backend == Backend::Postgres {
+        // A command-line tool opened while the server still keeps two messages' counts leaves
+        // the counting to the server: they are counted once.
+        for role in [Role::Agent, Role::User] {
+            store.append_message(&sid, NewMessage::simple(role, "beside a tool")).await.unwrap();
+        }
+        let options = parley_store::PoolOptions { alongside: true, ..parley_store::PoolOptions::new(2) };
+        let tool = Store::open_postgres_with(&db.database_url, options).await.unwrap();
+        drop(tool);
+        store.session(&sid).await.unwrap();
+        let expected = vec![("agent".to_string(), 2), ("bot".to_string(), 2), ("user".to_string(), 4)];
+        assert_eq!(store.stored_message_counts(&b.id).await.unwrap(), expected);
+    }
+
     if backend == Backend::Sqlite {
         // What a crash leaves: two messages committed and not yet counted.
         for role in [Role::Agent, Role::User] {
@@ -1022,7 +1036,7 @@ async fn a_running_servers_message_journal_is_left_to_it() {
     assert!(why.contains("in use by another running Parley"), "{why}");
     assert_eq!(segment_files(&journal), segments, "a refused server touches nothing");
 
-    let tool = Store::open_sqlite_with(&path, parley_store::PoolOptions { sqlite_alongside: true, ..options() }).await.unwrap();
+    let tool = Store::open_sqlite_with(&path, parley_store::PoolOptions { alongside: true, ..options() }).await.unwrap();
     assert_eq!(segment_files(&journal), segments, "a tool alongside replays nothing");
     let admin = user(&tool, "admin@x.co").await;
     let own = bot(&tool, &admin.id, "Tooled").await;
