@@ -100,6 +100,11 @@ async fn seat(store: &Store, bot_id: &str, owner_id: &str, email: &str) -> Resul
         .await
         .map_err(|e| e.to_string())?
         .ok_or("no account with that email yet (sign up, then restart)")?;
+    // Anyone may sign up with any address; only its owner, who followed the mail's link, is
+    // seated to answer the landing page's visitors.
+    if !user.email_verified {
+        return Err("that account has not verified its email address yet (follow the link mailed at sign-up, then restart)".into());
+    }
     let invite = match store.invite_member(bot_id, email, Role::Agent, owner_id).await {
         Ok(invite) => invite,
         Err(StoreError::Conflict(_)) => return Ok(()), // already on the team, or invited

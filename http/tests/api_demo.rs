@@ -83,6 +83,9 @@ async fn demo_operators_are_seated_as_its_agents(backend: parley_store::Backend)
 
     let (token, user_id) = app.signup("ops@example.com").await;
     let app = app.restart().await;
+    assert!(app.state.store.team_members(&bot).await.unwrap().is_empty(), "anyone may sign up with the address: not seated until it is verified");
+    app.state.store.mark_email_verified(&user_id).await.unwrap();
+    let app = app.restart().await;
     let app = app.restart().await;
     let team = app.state.store.team_members(&bot).await.unwrap();
     assert_eq!(team.len(), 1, "{team:?}");

@@ -91,6 +91,10 @@ async fn an_email_change_waits_for_the_new_address(backend: parley_store::Backen
 async fn password_reset_by_email_ends_every_session(backend: parley_store::Backend) {
     let (app, smtp) = app_with_mail(backend).await;
     let (old_session, _) = app.signup("pat@shop.example").await;
+    // Whoever held the account before the reset started moving it to their own address.
+    let (status, body) = app.put_json("/api/me", Some(&old_session), json!({"email": "mallory@elsewhere.example", "currentPassword": "password123"})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let moved = token_in(&app, &smtp.wait_for("mallory@elsewhere.example", 1).await, "/verify-email");
     let (status, body) = app.post_json("/api/auth/forgot-password", None, json!({"email": "nobody@shop.example"})).await;
     assert_eq!(status, StatusCode::OK);
     let same_answer = body["message"].clone();
@@ -106,6 +110,8 @@ async fn password_reset_by_email_ends_every_session(backend: parley_store::Backe
     assert_eq!(status, StatusCode::OK, "{body}");
     let (status, _) = app.post_json("/api/auth/reset-password", None, json!({"token": reset, "password": "again-new-1", "confirmPassword": "again-new-1"})).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "a reset link works once");
+    let (status, _) = app.post_json("/api/auth/verify-email", None, json!({"token": moved})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "the reset ended the email change started before it");
 
     let (status, _) = app.get("/api/me", Some(&old_session)).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "sessions from before the reset are over");
@@ -127,6 +133,22 @@ async fn password_reset_by_email_ends_every_session(backend: parley_store::Backe
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     let (status, _) = app.get("/api/me", Some(body["token"].as_str().unwrap())).await;
     assert_eq!(status, StatusCode::OK);
+
+    // And ends an email change not yet confirmed.
+    let (quinn, _) = app.signup("quinn@shop.example").await;
+    let (status, body) = app.put_json("/api/me", Some(&quinn), json!({"email": "quinn@new.example", "currentPassword": "password123"})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let moved = token_in(&app, &smtp.wait_for("quinn@new.example", 1).await, "/verify-email");
+    let change = json!({"currentPassword": "password123", "newPassword": "brand-new-3", "confirmPassword": "brand-new-3"});
+    let (status, body) = app.put_json("/api/me/password", Some(&quinn), change).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let now = body["token"].as_str().unwrap().to_string();
+    let (_, me) = app.get("/api/me", Some(&now)).await;
+    assert_eq!(me["pendingEmail"], Value::Null);
+    let (status, _) = app.post_json("/api/auth/verify-email", None, json!({"token": moved})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let (_, me) = app.get("/api/me", Some(&now)).await;
+    assert_eq!(me["user"]["email"], "quinn@shop.example");
 }
 
 async fn a_mail_server_that_is_down_fails_no_request(backend: parley_store::Backend) {

@@ -239,6 +239,19 @@ async fn an_account_without_a_password_confirms_an_email_change_through_its_prov
     let (_, me) = app.get("/api/me", Some(&fresh)).await;
     assert_eq!(me["pendingEmail"], serde_json::Value::Null);
     assert!(smtp.to("octo@new.example").is_empty());
+    // Nor set a first password (with which it could then move the address).
+    let stale = forged_session(&app, &user_id, 11 * 60, Some("github"));
+    let set = json!({"newPassword": "password123", "confirmPassword": "password123"});
+    let (status, body) = app.put_json("/api/me/password", Some(&stale), set).await;
+    assert_eq!(
+        (status, message(&body)),
+        (
+            StatusCode::FORBIDDEN,
+            "Your account has no password, so confirm it is you by signing in again with Google or GitHub. Then set your password within 10 minutes."
+        )
+    );
+    let (_, me) = app.get("/api/me", Some(&fresh)).await;
+    assert_eq!(me["user"]["hasPassword"], false);
 
     // Just signed in through GitHub: the change is staged and waits for the new address.
     let (status, body) = app.put_json("/api/me", Some(&fresh), change.clone()).await;

@@ -135,6 +135,17 @@ impl Store {
                         .set(users::email_verified.eq(true))
                         .execute(conn)
                         .await?;
+                    // The address is now proven to be this account's: a move to another address
+                    // asked for before (by whoever held the password then) needs asking again.
+                    diesel::update(
+                        email_tokens::table
+                            .filter(email_tokens::user_id.eq(&user.id))
+                            .filter(email_tokens::purpose.eq(Purpose::ChangeEmail.as_str()))
+                            .filter(email_tokens::used_at.is_null()),
+                    )
+                    .set(email_tokens::used_at.eq(now))
+                    .execute(conn)
+                    .await?;
                 }
                 (Purpose::ChangeEmail, Redeem::ConfirmEmail) => {
                     diesel::update(users::table.find(&user.id))
@@ -165,10 +176,12 @@ impl Store {
                         ))
                         .execute(conn)
                         .await?;
+                    // Every other link ends with the old password: another reset, and an email
+                    // change someone holding the account before may have started (its link
+                    // would otherwise move the recovered account to their address).
                     diesel::update(
                         email_tokens::table
                             .filter(email_tokens::user_id.eq(&user.id))
-                            .filter(email_tokens::purpose.eq(Purpose::ResetPassword.as_str()))
                             .filter(email_tokens::used_at.is_null()),
                     )
                     .set(email_tokens::used_at.eq(now))

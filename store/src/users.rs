@@ -146,21 +146,30 @@ impl Store {
     }
 
     /// Sets a new password and raises the token version, which ends every session issued
-    /// before; returns the updated user (whose version new tokens must carry).
+    /// before, and ends every emailed link not yet followed (a reset, or an email change started
+    /// by whoever held the account before); returns the updated user (whose version new tokens
+    /// must carry).
     pub async fn set_password_hash(&self, id: &str, hash: &str) -> StoreResult<User> {
+        use crate::schema::email_tokens;
         let now = time::now();
-        let n = db_run!(self, |conn| diesel::update(users::table.find(id))
-            .set((
-                users::password_hash.eq(hash),
-                users::token_version.eq(users::token_version + 1),
-                users::updated_at.eq(now),
-            ))
-            .execute(conn)
-            .await)?;
-        if n == 0 {
-            return Err(crate::StoreError::NotFound);
-        }
-        self.user_by_id(id).await?.ok_or(crate::StoreError::NotFound)
+        db_tx!(self, owned(id, hash), |conn| async move {
+            let n = diesel::update(users::table.find(id))
+                .set((
+                    users::password_hash.eq(hash),
+                    users::token_version.eq(users::token_version + 1),
+                    users::updated_at.eq(now),
+                ))
+                .execute(conn)
+                .await?;
+            if n == 0 {
+                return Err(crate::StoreError::NotFound);
+            }
+            diesel::update(email_tokens::table.filter(email_tokens::user_id.eq(id)).filter(email_tokens::used_at.is_null()))
+                .set(email_tokens::used_at.eq(now))
+                .execute(conn)
+                .await?;
+            Ok(users::table.find(id).first::<User>(conn).await?)
+        })
     }
 
     /// Marks the user's current address verified (tests and tools; the product goes through

@@ -64,12 +64,23 @@ struct PendingFlow {
 #[derive(Default)]
 pub struct PendingFlows(Mutex<HashMap<String, PendingFlow>>);
 
+/// The most sign-ins kept under way at once. Each start is also counted against its address's
+/// sign-in budget; this bounds the memory however many addresses start them.
+const MAX_PENDING_FLOWS: usize = 10_000;
+
 impl PendingFlows {
-    fn insert(&self, state: String, flow: PendingFlow) {
-        if let Ok(mut map) = self.0.lock() {
+    /// False when the table is full of sign-ins still under way. The expired are swept only
+    /// then, so a start costs no walk of the table.
+    fn insert(&self, state: String, flow: PendingFlow) -> bool {
+        let Ok(mut map) = self.0.lock() else { return false };
+        if map.len() >= MAX_PENDING_FLOWS {
             map.retain(|_, f| f.started.elapsed() < FLOW_TTL);
-            map.insert(state, flow);
         }
+        if map.len() >= MAX_PENDING_FLOWS {
+            return false;
+        }
+        map.insert(state, flow);
+        true
     }
 
     fn take(&self, state: &str) -> Option<PendingFlow> {
@@ -108,10 +119,13 @@ pub fn start(
         request = request.add_scope(Scope::new(scope.to_string()));
     }
     let (url, state) = request.url();
-    flows.insert(
+    let kept = flows.insert(
         state.secret().clone(),
         PendingFlow { provider, verifier: verifier.secret().clone(), started: Instant::now() },
     );
+    if !kept {
+        return Err(ApiError::unavailable("Too many sign-ins are under way right now. Please try again in a minute."));
+    }
     Ok((url.to_string(), state.secret().clone()))
 }
 
@@ -241,4 +255,29 @@ async fn github_identity(config: &OAuthProvider, http: &reqwest::Client, token: 
         email,
         picture: user.avatar_url,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flow(age: Duration) -> PendingFlow {
+        PendingFlow { provider: Provider::Github, verifier: String::new(), started: Instant::now().checked_sub(age).unwrap() }
+    }
+
+    #[test]
+    fn pending_sign_ins_are_bounded_and_the_expired_make_room() {
+        let flows = PendingFlows::default();
+        for i in 0..MAX_PENDING_FLOWS {
+            let age = if i % 2 == 0 { FLOW_TTL + Duration::from_secs(1) } else { Duration::ZERO };
+            assert!(flows.insert(format!("s{i}"), flow(age)));
+        }
+        assert!(flows.insert("fresh".into(), flow(Duration::ZERO)), "the expired half is swept to make room");
+        while flows.0.lock().unwrap().len() < MAX_PENDING_FLOWS {
+            let n = flows.0.lock().unwrap().len();
+            assert!(flows.insert(format!("more{n}"), flow(Duration::ZERO)));
+        }
+        assert!(!flows.insert("one too many".into(), flow(Duration::ZERO)), "full of sign-ins under way");
+        assert!(flows.take("fresh").is_some());
+    }
 }

@@ -232,7 +232,9 @@ fn secure_cookies(state: &AppState) -> bool {
 #[utoipa::path(get, path = "/api/auth/{provider}", tag = "auth",
     params(("provider" = String, Path, description = "`google` or `github`")),
     responses((status = 302, description = "To the provider"), ApiErrors))]
-async fn oauth_start(state: web::Data<AppState>, path: web::Path<String>) -> ApiResult<HttpResponse> {
+async fn oauth_start(state: web::Data<AppState>, req: HttpRequest, path: web::Path<String>) -> ApiResult<HttpResponse> {
+    // Each start keeps a pending sign-in for 10 minutes: counted like a sign-in attempt.
+    state.auth_throttle.attempt_from(state.client_ip.of(&req))?;
     let (provider, _) = provider_of(&path)?;
     let (url, flow_state) = oauth::start(
         provider,
@@ -267,8 +269,11 @@ async fn oauth_callback(
     state.auth_throttle.attempt_from(state.client_ip.of(&req))?;
     let (provider, _) = provider_of(&path)?;
     if let Some(error) = &query.error {
-        // The person said no at the provider: back to the sign-in screen, saying so.
-        let target = format!("/login?error={}", url_escape(&format!("{} sign-in was cancelled ({error})", provider.label())));
+        // The person said no at the provider: back to the sign-in screen, saying so. Only the
+        // codes OAuth defines are named: the parameter is anyone's to write into a link, and
+        // free text from it would be shown on Parley's own sign-in page.
+        let code = if error.len() <= 40 && error.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') { error.as_str() } else { "error" };
+        let target = format!("/login?error={}", url_escape(&format!("{} sign-in was cancelled ({code})", provider.label())));
         return Ok(HttpResponse::Found().insert_header((LOCATION, target)).finish());
     }
     let (Some(code), Some(flow_state)) = (&query.code, &query.state) else {

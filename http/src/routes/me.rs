@@ -106,13 +106,14 @@ fn parse_language(raw: &str) -> ApiResult<String> {
 /// its email address.
 pub const PROVIDER_CONFIRM_MINUTES: i64 = 10;
 
-fn provider_confirmation_needed() -> ApiError {
+/// `then`: what to do once signed in again ("change your email address").
+fn provider_confirmation_needed(then: &str) -> ApiError {
     ApiError::new(
         StatusCode::FORBIDDEN,
         "provider_confirmation_required",
         format!(
             "Your account has no password, so confirm it is you by signing in again with Google or GitHub. \
-             Then change your email address within {PROVIDER_CONFIRM_MINUTES} minutes."
+             Then {then} within {PROVIDER_CONFIRM_MINUTES} minutes."
         ),
     )
 }
@@ -152,7 +153,7 @@ async fn update_profile(
             let token = caller::bearer(&req).unwrap_or("");
             let within = chrono::Duration::minutes(PROVIDER_CONFIRM_MINUTES);
             if !state.tokens.fresh_provider_sign_in(token, &user.id, within) {
-                return Err(provider_confirmation_needed());
+                return Err(provider_confirmation_needed("change your email address"));
             }
         }
         if state.store.user_by_email(email.as_str()).await?.is_some() {
@@ -214,16 +215,25 @@ struct PasswordBody {
 #[utoipa::path(put, path = "/api/me/password", tag = "me", security(("bearer" = [])), request_body = PasswordBody, responses((status = 200, description = "Changed", body = replies::PasswordChanged), ApiErrors))]
 async fn change_password(
     state: web::Data<AppState>,
+    req: HttpRequest,
     AuthUser(user): AuthUser,
     body: web::Json<PasswordBody>,
 ) -> ApiResult<HttpResponse> {
-    // An account made through Google or GitHub has no password yet and may set one.
     if let Some(hash) = &user.password_hash {
         // Guessing the current password is throttled like signing in.
         state.auth_throttle.check_account(&user.email)?;
         if !state.hasher.verify(&body.current_password, hash).await? {
             state.auth_throttle.failed(&user.email);
             return Err(ApiError::validation("Current password is incorrect"));
+        }
+    } else {
+        // An account made through Google or GitHub has no password yet and may set one, as
+        // its provider confirms: the session must come from a sign-in through it minutes ago,
+        // as for an email change. Else a stolen or forgotten-open session could set a password
+        // and, with it, move the account to another address.
+        let token = caller::bearer(&req).unwrap_or("");
+        if !state.tokens.fresh_provider_sign_in(token, &user.id, chrono::Duration::minutes(PROVIDER_CONFIRM_MINUTES)) {
+            return Err(provider_confirmation_needed("set your password"));
         }
     }
     let new = Password::parse_confirmed(&body.new_password, &body.confirm_password)?;
