@@ -228,6 +228,7 @@ function Chat({ botId, theme, controller, onRefused }: { botId: string; theme: C
           skipLabel="Skip & Request"
           onSubmit={(d) => void controller.requestSupport(d)}
           onSkip={() => void controller.requestSupport(null)}
+          busy={state.pending}
         />
       )}
       {leadOpen && due && !state.contactFormOpen && (
@@ -247,7 +248,7 @@ function Chat({ botId, theme, controller, onRefused }: { botId: string; theme: C
         />
       )}
       {handoff && !state.contactFormOpen && (
-        <button type="button" className="handoff" onClick={openHandoff}>
+        <button type="button" className="handoff" onClick={openHandoff} disabled={state.pending}>
           Talk to a human
         </button>
       )}

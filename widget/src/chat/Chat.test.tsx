@@ -319,6 +319,48 @@ describe('the visitor chat', () => {
     expect(screen.getByRole('alert')).toHaveTextContent('Message is too long (501 characters; the limit is 500)');
   });
 
+  it('says a refusal once though it comes as the failed ack and as an error event', async () => {
+    const server = await openChat({ maxMessageLength: 2000 });
+    await type('hello');
+    await type('x'.repeat(501));
+    server.push('error', { message: 'Message is too long (501 characters; the limit is 500)' });
+    expect(screen.getAllByRole('alert')).toHaveLength(1);
+  });
+
+  it("forgets a conversation the rejoin is refused (deleted while away): the next message starts another", async () => {
+    const server = await openChat();
+    await type('hello');
+    server.joinAck = { success: false, error: 'Session not found' };
+    await server.reconnect();
+    await type('again');
+    expect(server.transport.startConversation).toHaveBeenCalledTimes(2);
+    expect(server.emitted.some(([e, p]) => e === 'send-message' && p.message === 'again')).toBe(false);
+  });
+
+  it('asks for a human only once no reply is pending', async () => {
+    const server = await openChat();
+    await type('hello');
+    await type('and another thing');
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(10_000);
+    });
+    expect(screen.getByRole('button', { name: 'Talk to a human' })).toBeDisabled();
+    server.push('new-message', { sessionId: 's1', message: { _id: 'b2', role: 'bot', content: 'Here it is.' } });
+    expect(screen.getByRole('button', { name: 'Talk to a human' })).toBeEnabled();
+  });
+
+  it("stops showing the agent's typing when nothing more comes from them", async () => {
+    const server = await openChat();
+    await type('hello');
+    server.push('agent-joined', { agentName: 'Ann', agentId: 'a1', message: 'Ann joined' });
+    server.push('agent-typing', { isTyping: true });
+    expect(screen.getByRole('status', { name: 'Agent is typing' })).toBeInTheDocument();
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(10_001);
+    });
+    expect(screen.queryByRole('status', { name: 'Agent is typing' })).toBeNull();
+  });
+
   it('after a reconnect takes the mode from the server: a resolve missed while away returns to the bot', async () => {
     const server = await openChat();
     await type('hello');

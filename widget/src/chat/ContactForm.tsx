@@ -10,10 +10,17 @@ interface Props {
   skipLabel: string;
   onSubmit: (details: Partial<ContactDetails> | null) => void;
   onSkip: () => void;
+  /** A reply is on its way: the request waits for it (nothing is sent while one is pending). */
+  busy?: boolean;
 }
 
+/** The server's limits on a visitor's details (`engine/src/leads.rs`), kept by the inputs. */
+const MAX_CHARS: Record<keyof ContactDetails, number> = { name: 100, email: 254, phone: 40, company: 100 };
+/** An address with a dotted domain, as the server checks it (the browser's own check allows `a@b`). */
+const EMAIL_PATTERN = '[^@\\s]+@[^@\\s]+\\.[^@\\s]+';
+
 /** Name, email (email type), phone, company: the handoff request form and the lead card. */
-export function ContactForm({ title, intro, email, submitLabel, skipLabel, onSubmit, onSkip }: Props) {
+export function ContactForm({ title, intro, email, submitLabel, skipLabel, onSubmit, onSkip, busy = false }: Props) {
   const [d, setD] = useState<ContactDetails>({ name: '', email: '', phone: '', company: '' });
   const field = (key: keyof ContactDetails, label: string, type: 'text' | 'email' | 'tel', autoComplete: string) => (
     <label className="field">
@@ -22,6 +29,8 @@ export function ContactForm({ title, intro, email, submitLabel, skipLabel, onSub
         // Preact's types check each input kind on its own; these three take the same attributes.
         type={type as 'text'}
         value={d[key]}
+        maxLength={MAX_CHARS[key]}
+        pattern={type === 'email' ? EMAIL_PATTERN : undefined}
         autoComplete={autoComplete}
         onChange={(e) => setD({ ...d, [key]: e.currentTarget.value })}
       />
@@ -45,10 +54,10 @@ export function ContactForm({ title, intro, email, submitLabel, skipLabel, onSub
       {field('phone', 'Phone (Optional)', 'tel', 'tel')}
       {field('company', 'Company (Optional)', 'text', 'organization')}
       <div className="actions">
-        <button type="submit" className="primary">
+        <button type="submit" className="primary" disabled={busy}>
           {submitLabel}
         </button>
-        <button type="button" onClick={onSkip}>
+        <button type="button" onClick={onSkip} disabled={busy}>
           {skipLabel}
         </button>
       </div>

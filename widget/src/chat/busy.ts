@@ -7,12 +7,20 @@ type Ack = { success?: boolean; error?: string } | undefined;
 
 const isBusy = (ack: unknown) => (ack as Ack)?.success === false && (ack as Ack)?.error === BUSY;
 
-/** Calls `send` until its ack is not a busy refusal (at most `attempts` times). */
-export async function withBusyRetry<T>(send: () => Promise<T>, attempts = 5, baseMs = 200, sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))): Promise<T> {
-  let ack = await send();
-  for (let i = 1; i < attempts && isBusy(ack); i++) {
+type Sleep = (ms: number) => Promise<unknown>;
+const wait: Sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Calls `send` while `again` says its answer was a busy refusal (at most `attempts` times). */
+export async function retryWhileBusy<T>(send: () => Promise<T>, again: (answer: T) => boolean, attempts = 5, baseMs = 200, sleep: Sleep = wait): Promise<T> {
+  let answer = await send();
+  for (let i = 1; i < attempts && again(answer); i++) {
     await sleep(baseMs * 2 ** (i - 1) * (0.5 + Math.random()));
-    ack = await send();
+    answer = await send();
   }
-  return ack;
+  return answer;
+}
+
+/** Calls `send` until its ack is not a busy refusal (at most `attempts` times). */
+export function withBusyRetry<T>(send: () => Promise<T>, attempts = 5, baseMs = 200, sleep: Sleep = wait): Promise<T> {
+  return retryWhileBusy(send, isBusy, attempts, baseMs, sleep);
 }

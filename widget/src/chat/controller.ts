@@ -106,6 +106,11 @@ function toMessage(raw: unknown): ChatMessage | null {
 
 let localIds = 0;
 
+/** How long "Agent is typing…" shows without a word from the agent's side. */
+export const AGENT_TYPING_MS = 10_000;
+/** The same error within this long is the same refusal told twice (ack and `error` event). */
+const SAME_ERROR_MS = 2_000;
+
 export class ChatController {
   state: ChatState = {
     messages: [],
@@ -128,6 +133,8 @@ export class ChatController {
   /** Reply updates held back until then, in arrival order. */
   private held: (() => void)[] = [];
   private heldTimer: ReturnType<typeof setTimeout> | null = null;
+  private typingTimer: ReturnType<typeof setTimeout> | null = null;
+  private lastError: { text: string; at: number } | null = null;
 
   constructor(
     private botId: string,
@@ -218,9 +225,18 @@ export class ChatController {
     try {
       const ack = await this.live.emit('join-session', { sessionId, afterSeq: this.lastSeq });
       if (ack.success === true) this.absorbHistory(ack.messages, ack.session);
+      // Refused (deleted while the socket was down, or the token no longer opens it): as for
+      // `session-deleted`, the next message starts a new conversation.
+      else if (ack.error !== BUSY && this.state.sessionId === sessionId) this.dropConversation();
     } catch {
       /* the next reconnect tries again */
     }
+  }
+
+  /** The conversation is gone for this page: forgotten, and the next message starts another. */
+  private dropConversation() {
+    this.forget();
+    this.set({ sessionId: null, mode: 'bot', agentName: null, agentTyping: false, pending: false });
   }
 
   private absorbHistory(rawMessages: unknown, rawSession: unknown) {
@@ -316,7 +332,13 @@ export class ChatController {
       this.set({ mode: 'agent', agentName: name, pending: false });
       this.onIncoming();
     });
-    live.on('agent-typing', (p) => this.set({ agentTyping: p.isTyping === true }));
+    live.on('agent-typing', (p) => {
+      const typing = p.isTyping === true;
+      this.set({ agentTyping: typing });
+      // An agent whose tab closed mid-sentence never says they stopped: the dots go after a while.
+      if (this.typingTimer) clearTimeout(this.typingTimer);
+      this.typingTimer = typing ? setTimeout(() => this.set({ agentTyping: false }), AGENT_TYPING_MS) : null;
+    });
     // The team changed the conversation (status, release, an edited message) or deleted it.
     live.on('session-updated', (p) => {
       if (p.sessionId === this.state.sessionId) this.applySession(p.session);
@@ -329,8 +351,7 @@ export class ChatController {
     live.on('session-deleted', (p) => {
       if (p.sessionId !== this.state.sessionId) return;
       // The next message starts a new conversation; what is on screen stays until then.
-      this.forget();
-      this.set({ sessionId: null, mode: 'bot', agentName: null, agentTyping: false, pending: false });
+      this.dropConversation();
     });
     // The server's own note ('Session resolved by …') arrives as a saved system message.
     live.on('session-resolved', () => this.set({ mode: 'bot', agentName: null, agentTyping: false }));
@@ -361,7 +382,11 @@ export class ChatController {
   }
 
   private showError(text: string) {
-    this.upsert({ id: `error-${++localIds}`, role: 'bot', content: text, isError: true });
+    // A refusal comes as the call's failed ack and as an `error` event: one bubble says it.
+    const now = Date.now();
+    const repeat = this.lastError?.text === text && now - this.lastError.at < SAME_ERROR_MS;
+    this.lastError = { text, at: now };
+    if (!repeat) this.upsert({ id: `error-${++localIds}`, role: 'bot', content: text, isError: true });
     this.set({ pending: false });
   }
 
@@ -442,6 +467,8 @@ export class ChatController {
 
   /** Asks for a human, with the contact details the visitor chose to give. */
   async requestSupport(details: Partial<ContactDetails> | null): Promise<void> {
+    // Nothing is sent while a reply is pending: a first message's conversation may not exist yet.
+    if (this.state.pending) return;
     this.set({ contactFormOpen: false });
     if (!this.state.sessionId) {
       const text = 'I would like to talk to a human.';
@@ -490,6 +517,8 @@ export class ChatController {
   }
 
   dispose() {
+    if (this.typingTimer) clearTimeout(this.typingTimer);
+    this.typingTimer = null;
     if (this.heldTimer) clearTimeout(this.heldTimer);
     this.heldTimer = null;
     this.held = [];

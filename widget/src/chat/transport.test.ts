@@ -59,6 +59,23 @@ describe('the live transport', () => {
     expect(onReconnect).toHaveBeenCalledTimes(1);
   });
 
+  it('asks again when the server is busy starting the conversation (503), then gives its answer', async () => {
+    vi.useFakeTimers();
+    const answers = [
+      new Response(JSON.stringify({ error: { message: 'Server busy, please retry' } }), { status: 503 }),
+      new Response(JSON.stringify({ error: { message: 'Server busy, please retry' } }), { status: 503 }),
+      Response.json({ sessionId: 's1', visitorToken: 't1' }),
+    ];
+    const fetch = vi.fn(async () => answers.shift() as Response);
+    vi.stubGlobal('fetch', fetch);
+    const res = httpTransport.startConversation({ botId: 'b1', message: 'hi' });
+    await vi.runAllTimersAsync();
+    await expect(res).resolves.toMatchObject({ ok: true, status: 200, body: { sessionId: 's1' } });
+    expect(fetch).toHaveBeenCalledTimes(3);
+    vi.useRealTimers();
+    vi.unstubAllGlobals();
+  });
+
   it('never connects a channel closed before its code arrived', async () => {
     const live = httpTransport.connect('tok', () => {});
     live.close();

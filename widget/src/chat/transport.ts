@@ -7,7 +7,7 @@
 // chunk downloads while the server works on the reply and is ready when the page goes live.
 
 import type { Socket } from 'socket.io-client';
-import { withBusyRetry } from './busy';
+import { retryWhileBusy, withBusyRetry } from './busy';
 import type { Live, Transport } from './controller';
 
 const ACK_TIMEOUT_MS = 15_000;
@@ -24,22 +24,25 @@ function loadSocketIo() {
 }
 
 export const httpTransport: Transport = {
-  async startConversation(body) {
+  startConversation(body) {
     // Warm the live channel's code while the reply is computed; a failure shows up at connect.
     loadSocketIo().catch(() => {});
-    const res = await fetch('/api/chat', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const text = await res.text();
-    let parsed: Record<string, unknown> = {};
-    try {
-      parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-    } catch {
-      parsed = {};
-    }
-    return { ok: res.ok, status: res.status, body: parsed };
+    // A busy server (503) saved nothing and started no conversation: asked again with backoff.
+    return retryWhileBusy(async () => {
+      const res = await fetch('/api/chat', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const text = await res.text();
+      let parsed: Record<string, unknown> = {};
+      try {
+        parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+      } catch {
+        parsed = {};
+      }
+      return { ok: res.ok, status: res.status, body: parsed };
+    }, (res) => res.status === 503);
   },
 
   connect(visitorToken, onReconnect): Live {

@@ -89,6 +89,18 @@ describe("the bot's look", () => {
     vi.useRealTimers();
   });
 
+  it('does not open by itself once the visitor has opened and closed the chat', () => {
+    vi.useFakeTimers();
+    launcher = mount({ botId: 'b', origin: 'https://parley.example.com' });
+    launcher.apply({ autoOpenDelay: 3 });
+    button(launcher).click();
+    button(launcher).click();
+    expect(frame(launcher)!.hidden).toBe(true);
+    vi.advanceTimersByTime(3000);
+    expect(frame(launcher)!.hidden).toBe(true);
+    vi.useRealTimers();
+  });
+
   it("uses the whole screen for chatSize 'full'", () => {
     launcher = mount({ botId: 'b', origin: 'https://parley.example.com' });
     launcher.apply({ chatSize: 'full' });

@@ -77,6 +77,8 @@ export function mount({ botId, origin, theme = 'light' }: LauncherOptions): Laun
 
   let frame: HTMLIFrameElement | null = null;
   let opened = false;
+  /** Opened at least once: an auto-open still to come would reopen a chat the visitor closed. */
+  let touched = false;
   let look: LauncherLook = {};
   let popup: HTMLElement | null = null;
   corner(button, 'bottom-right', 20);
@@ -100,6 +102,7 @@ export function mount({ botId, origin, theme = 'light' }: LauncherOptions): Laun
       root.appendChild(frame);
     }
     opened = true;
+    touched = true;
     if (popup) popup.hidden = true;
     // Restarted on each open: the window comes in as the owner's animation style says.
     frame.style.animation = 'none';
@@ -149,7 +152,8 @@ export function mount({ botId, origin, theme = 'light' }: LauncherOptions): Laun
       root.appendChild(popup);
     }
     const delay = Number(l.autoOpenDelay ?? 0);
-    if (delay > 0) setTimeout(() => !opened && open(), delay * 1000);
+    // Only if the visitor has not opened (and perhaps closed) the chat by then themselves.
+    if (delay > 0) setTimeout(() => !touched && open(), delay * 1000);
   };
   const close = () => {
     opened = false;
