@@ -13,6 +13,7 @@ function fakeServer(theme: Record<string, unknown> = {}) {
   let seq = 0;
   const msg = (role: string, content: string, extra: Record<string, unknown> = {}) => ({ _id: `m${++seq}`, seq, role, content, ...extra });
   let reconnected: (() => void) | null = null;
+  let refused: (() => void) | undefined;
   const live: Live = {
     on: (event, h) => handlers.set(event, [...(handlers.get(event) ?? []), h]),
     emit: async (event, payload) => {
@@ -34,8 +35,9 @@ function fakeServer(theme: Record<string, unknown> = {}) {
       status: 200,
       body: { sessionId: 's1', visitorToken: 't1', message: msg('user', String(body.message)), reply: msg('bot', 'We ship in 3 days.', { sources: [{ title: 'Shipping FAQ' }] }) },
     })),
-    connect: vi.fn((_token: string, onReconnect: () => void) => {
+    connect: vi.fn((_token: string, onReconnect: () => void, onRefused?: () => void) => {
       reconnected = onReconnect;
+      refused = onRefused;
       return live;
     }),
   };
@@ -51,6 +53,10 @@ function fakeServer(theme: Record<string, unknown> = {}) {
         reconnected?.();
         await vi.advanceTimersByTimeAsync(1);
       });
+    },
+    /** The server turned the socket away for good (an expired visitor token). */
+    refuse() {
+      act(() => refused?.());
     },
     push(event: string, payload: Record<string, unknown>) {
       act(() => (handlers.get(event) ?? []).forEach((h) => h(payload)));
@@ -347,6 +353,14 @@ describe('the visitor chat', () => {
     expect(screen.getByRole('button', { name: 'Talk to a human' })).toBeDisabled();
     server.push('new-message', { sessionId: 's1', message: { _id: 'b2', role: 'bot', content: 'Here it is.' } });
     expect(screen.getByRole('button', { name: 'Talk to a human' })).toBeEnabled();
+  });
+
+  it('starts afresh when the server refuses the socket for good (an expired visitor token)', async () => {
+    const server = await openChat();
+    await type('hello');
+    server.refuse();
+    await type('again');
+    expect(server.transport.startConversation).toHaveBeenCalledTimes(2);
   });
 
   it("stops showing the agent's typing when nothing more comes from them", async () => {

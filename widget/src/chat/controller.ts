@@ -61,7 +61,11 @@ export interface Live {
 /** How the controller reaches the server. */
 export interface Transport {
   startConversation(body: Record<string, unknown>): Promise<{ ok: boolean; status: number; body: Record<string, unknown> }>;
-  connect(visitorToken: string, onReconnect: () => void): Live;
+  /**
+   * `onRefused`: the server turned the connection away for good (the visitor token no longer
+   * opens the conversation, e.g. expired); socket.io does not try again after that.
+   */
+  connect(visitorToken: string, onReconnect: () => void, onRefused?: () => void): Live;
 }
 
 interface Saved {
@@ -205,7 +209,15 @@ export class ChatController {
     const sessionId = this.state.sessionId;
     if (!sessionId || !this.token) return 'refused';
     if (!this.live) {
-      this.live = this.transport.connect(this.token, () => void this.rejoin());
+      const token = this.token;
+      this.live = this.transport.connect(
+        token,
+        () => void this.rejoin(),
+        // A kept conversation whose token has expired: start afresh, as for a refused join.
+        () => {
+          if (this.token === token) this.dropConversation();
+        },
+      );
       this.listen(this.live);
     }
     try {

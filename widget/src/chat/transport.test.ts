@@ -6,6 +6,7 @@ const fake = vi.hoisted(() => {
     handlers = new Map<string, ((p: unknown) => void)[]>();
     emitted: [string, unknown][] = [];
     closed = false;
+    active = true;
     constructor(public opts: Record<string, unknown>) {}
     on(event: string, h: (p: unknown) => void) {
       this.handlers.set(event, [...(this.handlers.get(event) ?? []), h]);
@@ -74,6 +75,18 @@ describe('the live transport', () => {
     expect(fetch).toHaveBeenCalledTimes(3);
     vi.useRealTimers();
     vi.unstubAllGlobals();
+  });
+
+  it('tells of a connection the server refused for good, not of one that will be retried', async () => {
+    const refused = vi.fn();
+    httpTransport.connect('old-token', () => {}, refused);
+    await vi.waitFor(() => expect(fake.sockets).toHaveLength(1));
+    const [socket] = fake.sockets;
+    socket.fire('connect_error', new Error('xhr poll error'));
+    expect(refused).not.toHaveBeenCalled();
+    socket.active = false; // socket.io-client: a CONNECT_ERROR from the server ends retrying
+    socket.fire('connect_error', new Error('This conversation has expired'));
+    expect(refused).toHaveBeenCalledTimes(1);
   });
 
   it('never connects a channel closed before its code arrived', async () => {

@@ -45,7 +45,7 @@ export const httpTransport: Transport = {
     }, (res) => res.status === 503);
   },
 
-  connect(visitorToken, onReconnect): Live {
+  connect(visitorToken, onReconnect, onRefused): Live {
     // The controller registers handlers and emits at once; they wait here for the socket. Handlers
     // are attached before the socket connects, so no event is missed, and socket.io buffers the
     // emits until it is connected, as it did when the socket was created synchronously.
@@ -66,6 +66,8 @@ export const httpTransport: Transport = {
       let failedFirst = false;
       s.on('connect_error', () => {
         if (!connectedOnce) failedFirst = true;
+        // Inactive after an error: the server refused the CONNECT itself, and no retry follows.
+        if (!s.active) onRefused?.();
       });
       s.on('connect', () => {
         if (connectedOnce || failedFirst) onReconnect();
