@@ -363,6 +363,19 @@ describe('the visitor chat', () => {
     expect(server.transport.startConversation).toHaveBeenCalledTimes(2);
   });
 
+  it('tells an agent who joins mid-sentence that the visitor is typing', async () => {
+    const server = await openChat();
+    await type('hello');
+    server.push('support-requested', { message: 'Connecting' });
+    fireEvent.input(box(), { target: { value: 'while I wait, ' } });
+    expect(server.emitted.some(([e]) => e === 'typing')).toBe(false);
+    server.push('agent-joined', { agentName: 'Ann', agentId: 'a1', message: 'Ann joined' });
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(1);
+    });
+    expect(server.emitted.at(-1)).toEqual(['typing', { sessionId: 's1', isTyping: true }]);
+  });
+
   it("stops showing the agent's typing when nothing more comes from them", async () => {
     const server = await openChat();
     await type('hello');

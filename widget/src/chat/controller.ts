@@ -138,6 +138,8 @@ export class ChatController {
   private held: (() => void)[] = [];
   private heldTimer: ReturnType<typeof setTimeout> | null = null;
   private typingTimer: ReturnType<typeof setTimeout> | null = null;
+  /** What the composer last said of the visitor's typing. */
+  private visitorTyping = false;
   private lastError: { text: string; at: number } | null = null;
 
   constructor(
@@ -343,6 +345,8 @@ export class ChatController {
       const name = typeof p.agentName === 'string' && p.agentName ? p.agentName : 'Agent';
       this.set({ mode: 'agent', agentName: name, pending: false });
       this.onIncoming();
+      // The composer says only when typing starts or stops: one already under way is told now.
+      if (this.visitorTyping) this.typing(true);
     });
     live.on('agent-typing', (p) => {
       const typing = p.isTyping === true;
@@ -522,8 +526,9 @@ export class ChatController {
     this.set({ leadDismissed: true });
   }
 
-  /** The visitor's typing, told to a connected agent. */
+  /** The visitor's typing, told to a connected agent (and to one who joins mid-sentence). */
   typing(isTyping: boolean) {
+    this.visitorTyping = isTyping;
     if (this.state.mode !== 'agent' || !this.live || !this.state.sessionId) return;
     void this.live.emit('typing', { sessionId: this.state.sessionId, isTyping }).catch(() => {});
   }
