@@ -103,6 +103,10 @@ pub struct AuthSettings {
     /// bucket's size; 0 = no limit.
     pub ip_attempts_per_minute: f64,
     pub ip_burst: f64,
+    /// Invitation mails (invites and resends) one member may send per hour (token bucket), and
+    /// the bucket's size; 0 = no limit.
+    pub invitations_per_hour: f64,
+    pub invitation_burst: f64,
     /// Failed sign-ins in a row for one email before it is locked, the first lock, the longest.
     pub lockout_after_failures: u32,
     pub lockout_secs: u64,
@@ -376,6 +380,8 @@ impl std::fmt::Debug for AuthSettings {
             .field("max_avatar_bytes", &self.max_avatar_bytes)
             .field("ip_attempts_per_minute", &self.ip_attempts_per_minute)
             .field("ip_burst", &self.ip_burst)
+            .field("invitations_per_hour", &self.invitations_per_hour)
+            .field("invitation_burst", &self.invitation_burst)
             .field("lockout_after_failures", &self.lockout_after_failures)
             .field("lockout_secs", &self.lockout_secs)
             .field("lockout_max_secs", &self.lockout_max_secs)
@@ -504,6 +510,8 @@ impl Settings {
         for (key, value) in [
             ("auth.ip_attempts_per_minute", self.auth.ip_attempts_per_minute),
             ("auth.ip_burst", self.auth.ip_burst),
+            ("auth.invitations_per_hour", self.auth.invitations_per_hour),
+            ("auth.invitation_burst", self.auth.invitation_burst),
             ("realtime.new_conversations_per_ip_per_hour", self.realtime.new_conversations_per_ip_per_hour),
             ("realtime.new_conversation_ip_burst", self.realtime.new_conversation_ip_burst),
             ("realtime.new_conversations_per_bot_per_hour", self.realtime.new_conversations_per_bot_per_hour),

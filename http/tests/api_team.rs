@@ -15,6 +15,7 @@ on_both_backends!(
     resend_revoke_and_decline,
     an_expired_invitation_says_whom_to_ask,
     invitations_are_validated_and_only_owners_and_admins_manage,
+    invitation_mails_have_a_budget_per_member,
 );
 
 async fn app_with_mail(backend: parley_store::Backend) -> (TestApp, SmtpServer) {
@@ -303,4 +304,33 @@ async fn invitations_are_validated_and_only_owners_and_admins_manage(backend: pa
     assert_eq!(list["invitations"].as_array().unwrap().len(), 1);
     assert_eq!(list["invitations"][0]["botName"], "Second");
     assert!(list["invitations"][0]["expiresAt"].is_string());
+}
+
+/// An account cannot mail-bomb an address through invitations: invites and resends share one
+/// budget per inviting member; another member's is their own.
+async fn invitation_mails_have_a_budget_per_member(backend: parley_store::Backend) {
+    let app = TestApp::spawn_with(backend, |s| {
+        s.billing.default_plan = "enterprise".into();
+        s.auth.invitation_burst = 2.0;
+        s.auth.invitations_per_hour = 1.0;
+    })
+    .await;
+    let (owner, _) = app.signup("boss@shop.example").await;
+    let (other, _) = app.signup("other@shop.example").await;
+    let bot = app.create_bot(&owner, "Helpdesk").await;
+    let mine = app.create_bot(&other, "Theirs").await;
+    let (status, body) = app.post_json(&format!("/api/bots/{bot}/team/invite"), Some(&owner), json!({"email": "target@else.example", "role": "viewer"})).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let member = body["member"]["_id"].as_str().unwrap().to_string();
+    let resend = format!("/api/bots/{bot}/team/{member}/resend");
+    let (status, _) = app.post_json(&resend, Some(&owner), json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, body) = app.post_json(&resend, Some(&owner), json!({})).await;
+    assert_eq!((status, message(&body)), (StatusCode::TOO_MANY_REQUESTS, "You have sent many invitations in a short time. Please try again later."));
+    let (status, _) = app.post_json(&format!("/api/bots/{bot}/team/invite"), Some(&owner), json!({"email": "second@else.example", "role": "viewer"})).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    let (_, team) = app.get(&format!("/api/bots/{bot}/team"), Some(&owner)).await;
+    assert!(!team.to_string().contains("second@else.example"), "a refused invite saves nothing");
+    let (status, _) = app.post_json(&format!("/api/bots/{mine}/team/invite"), Some(&other), json!({"email": "target@else.example", "role": "viewer"})).await;
+    assert_eq!(status, StatusCode::CREATED, "another member's budget is their own");
 }

@@ -101,7 +101,8 @@ impl Store {
         Ok(())
     }
 
-    /// An attempt failed: tried again at `retry_at`, or given up (`failed`) when `None`.
+    /// An attempt failed: tried again at `retry_at`, or given up (`failed`) when `None`; a mail
+    /// given up keeps no bodies or link, as a sent one (its link's secret must not outlive it).
     pub async fn mail_attempt_failed(&self, id: &str, error: &str, retry_at: Option<NaiveDateTime>) -> StoreResult<()> {
         let error: String = error.chars().take(1000).collect();
         db_run!(self, |conn| match retry_at {
@@ -118,6 +119,9 @@ impl Store {
                     mail_outbox::attempts.eq(mail_outbox::attempts + 1),
                     mail_outbox::status.eq("failed"),
                     mail_outbox::last_error.eq(&error),
+                    mail_outbox::text_body.eq(""),
+                    mail_outbox::html_body.eq(""),
+                    mail_outbox::link.eq(None::<String>),
                 ))
                 .execute(conn)
                 .await,

@@ -731,11 +731,12 @@ async fn the_outbox_claims_each_mail_once_and_backs_off(backend: Backend) {
     assert!(kept.link.is_none());
     assert_eq!(store.next_mail_due().await.unwrap(), None);
     let doomed = store
-        .enqueue_mail(NewMail { to: "b@x.co".into(), subject: "S".into(), text: "t".into(), html: "h".into(), link: None })
+        .enqueue_mail(NewMail { to: "b@x.co".into(), subject: "S".into(), text: "reset: http://l/secret".into(), html: "h".into(), link: Some("http://l/secret".into()) })
         .await
         .unwrap();
     store.mail_attempt_failed(&doomed.id, "gave up", None).await.unwrap();
-    assert_eq!(store.outbox(10).await.unwrap().iter().find(|m| m.id == doomed.id).unwrap().status, "failed");
+    let given_up = store.outbox(10).await.unwrap().into_iter().find(|m| m.id == doomed.id).unwrap();
+    assert_eq!((given_up.status.as_str(), given_up.text_body.as_str(), given_up.link), ("failed", "", None), "a given-up mail keeps no secret link");
 }
 
 /// Finding 1 of the hardening issue: a request dropped between BEGIN and COMMIT (a client that

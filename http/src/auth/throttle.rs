@@ -13,12 +13,13 @@ use moka::sync::Cache;
 use parley_config::AuthSettings;
 
 use crate::error::ApiError;
-use crate::limits::IpBuckets;
+use crate::limits::{IpBuckets, KeyedBuckets};
 
 /// Most email addresses whose failures are remembered; idle ones go first.
 const ACCOUNTS: u64 = 100_000;
 
 pub const TOO_MANY_ATTEMPTS: &str = "Too many attempts from your network. Please wait a minute and try again.";
+pub const TOO_MANY_INVITATIONS: &str = "You have sent many invitations in a short time. Please try again later.";
 
 #[derive(Debug, Default)]
 struct Failures {
@@ -28,6 +29,8 @@ struct Failures {
 
 pub struct AuthThrottle {
     per_ip: IpBuckets,
+    /// Invitation mails per inviting member.
+    invitations: KeyedBuckets<String>,
     after: u32,
     first: Duration,
     longest: Duration,
@@ -39,6 +42,7 @@ impl AuthThrottle {
         let longest = Duration::from_secs(auth.lockout_max_secs.max(auth.lockout_secs));
         AuthThrottle {
             per_ip: IpBuckets::new(auth.ip_attempts_per_minute / 60.0, auth.ip_burst),
+            invitations: KeyedBuckets::new(auth.invitations_per_hour / 3600.0, auth.invitation_burst),
             after: auth.lockout_after_failures,
             first: Duration::from_secs(auth.lockout_secs),
             longest,
@@ -55,6 +59,14 @@ impl AuthThrottle {
             }
             _ => Ok(()),
         }
+    }
+
+    /// One invitation mail sent by `user_id`; refused (429) past their budget.
+    pub fn invitation_mail(&self, user_id: &str) -> Result<(), ApiError> {
+        if self.invitations.allow(user_id.to_string()) {
+            return Ok(());
+        }
+        Err(ApiError::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited", TOO_MANY_INVITATIONS).retry_after(3600))
     }
 
     /// Refuses (429) a sign-in for `email` while it is locked after failures.

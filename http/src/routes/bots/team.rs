@@ -118,6 +118,7 @@ pub async fn invite(state: web::Data<AppState>, access: BotAccess<ManageTeam>, b
     if owner.is_some_and(|o| o.email == email.as_str()) {
         return Err(ApiError::conflict("The owner is already on the team"));
     }
+    state.auth_throttle.invitation_mail(&access.user.id)?;
     let secret = secrets::new_secret();
     let member = state
         .store
@@ -140,6 +141,7 @@ pub async fn invite(state: web::Data<AppState>, access: BotAccess<ManageTeam>, b
 #[utoipa::path(post, path = "/api/bots/{bot_id}/team/{member_id}/resend", tag = "team", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id"), ("member_id" = String, Path, description = "A team member (or pending invitation)")), responses((status = 200, description = "Sent again", body = replies::OneMember), ApiErrors))]
 pub async fn resend(state: web::Data<AppState>, access: BotAccess<ManageTeam>, path: web::Path<(String, String)>) -> ApiResult<HttpResponse> {
     let (_, member_id) = path.into_inner();
+    state.auth_throttle.invitation_mail(&access.user.id)?;
     let secret = secrets::new_secret();
     let member = state.store.renew_invitation(&access.bot.id, &member_id, &secrets::hash(&secret)).await.map_err(|e| match e {
         StoreError::NotFound => ApiError::not_found("Invitation"),
