@@ -209,6 +209,7 @@ function Chat({ botId, theme, controller, onRefused }: { botId: string; theme: C
         agentTyping={state.agentTyping}
         showTyping={theme.enableTypingIndicator}
         onAsk={(q) => void controller.send(q)}
+        onRetry={(id) => void controller.retry(id)}
       />
       {!started && suggestions.length > 0 && (
         <div className={`suggestions ${HOOKS.suggestions}`} aria-label="Suggested questions">

@@ -19,12 +19,22 @@ function fakeServer(theme: Record<string, unknown> = {}) {
     emit: async (event, payload) => {
       emitted.push([event, payload as Record<string, unknown>]);
       if (event === 'send-message') {
+        if (server.unanswered > 0) {
+          server.unanswered--;
+          throw new Error('operation has timed out');
+        }
         const text = String((payload as { message: string }).message);
         if (text.length > 500) return { success: false, error: 'Message is too long (501 characters; the limit is 500)' };
         server.push('new-message', { sessionId: 's1', message: msg('user', text) });
         return { success: true, agentConnected: false };
       }
-      if (event === 'join-session') return server.joinAck;
+      if (event === 'join-session') {
+        if (server.joinsBusy > 0) {
+          server.joinsBusy--;
+          return { success: false, error: 'Server busy, please retry' };
+        }
+        return server.joinAck;
+      }
       return { success: true, messages: [], session: {} };
     },
     close: () => {},
@@ -47,6 +57,10 @@ function fakeServer(theme: Record<string, unknown> = {}) {
     msg,
     /** What `join-session` answers: the messages and the session as the server has them. */
     joinAck: { success: true, messages: [], session: {} } as Record<string, unknown>,
+    /** How many coming `join-session`s the server is too busy for. */
+    joinsBusy: 0,
+    /** How many coming `send-message`s get no answer (the ack times out). */
+    unanswered: 0,
     /** The socket came back: the chat joins again and takes what it missed. */
     async reconnect() {
       await act(async () => {
@@ -331,6 +345,79 @@ describe('the visitor chat', () => {
     await type('x'.repeat(501));
     server.push('error', { message: 'Message is too long (501 characters; the limit is 500)' });
     expect(screen.getAllByRole('alert')).toHaveLength(1);
+  });
+
+  it('keeps a message that got no answer, marked not sent, and sends it again on Retry', async () => {
+    const server = await openChat();
+    await type('hello');
+    server.unanswered = 1;
+    await type('where is my parcel?');
+    const bubble = screen.getByText('where is my parcel?').closest('article')!;
+    expect(bubble).toHaveClass('failed');
+    expect(bubble).toHaveTextContent('Not sent.');
+    expect(box().value).toBe('');
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
+      await vi.advanceTimersByTimeAsync(1);
+    });
+    const sent = server.emitted.filter(([e, p]) => e === 'send-message' && p.message === 'where is my parcel?');
+    expect(sent).toHaveLength(2);
+    // Once, in its place as the latest message, the server's copy.
+    expect(screen.getAllByText('where is my parcel?')).toHaveLength(1);
+    expect(screen.getByText('where is my parcel?').closest('article')).not.toHaveClass('failed');
+    expect(screen.queryByRole('button', { name: 'Retry' })).toBeNull();
+  });
+
+  it('drops the not-sent mark when the rejoin shows the message did arrive', async () => {
+    const server = await openChat();
+    await type('hello');
+    server.unanswered = 1;
+    await type('my order number is 1234');
+    expect(screen.getByRole('button', { name: 'Retry' })).toBeInTheDocument();
+    server.joinAck = { success: true, messages: [server.msg('user', 'my order number is 1234')], session: {} };
+    await server.reconnect();
+    expect(screen.getAllByText('my order number is 1234')).toHaveLength(1);
+    expect(screen.queryByRole('button', { name: 'Retry' })).toBeNull();
+  });
+
+  it('keeps a first message the server could not be reached for, and starts the conversation on Retry', async () => {
+    const server = await openChat();
+    vi.mocked(server.transport.startConversation).mockRejectedValueOnce(new TypeError('Failed to fetch'));
+    await type('do you ship abroad?');
+    expect(screen.getByText('do you ship abroad?').closest('article')).toHaveClass('failed');
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
+      await vi.advanceTimersByTimeAsync(1);
+    });
+    expect(server.transport.startConversation).toHaveBeenCalledTimes(2);
+    expect(screen.getAllByText('do you ship abroad?')).toHaveLength(1);
+    expect(screen.getByText('We ship in 3 days.')).toBeInTheDocument();
+  });
+
+  it('joins again, backing off, when the server was too busy to let the conversation join', async () => {
+    const server = await openChat();
+    server.joinsBusy = 2;
+    await type('hello');
+    const joins = () => server.emitted.filter(([e]) => e === 'join-session').length;
+    expect(joins()).toBe(1);
+    server.joinAck = { success: true, messages: [server.msg('agent', 'Hi, Sam here.', { senderName: 'Sam' })], session: {} };
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(1_000);
+    });
+    expect(joins()).toBe(2);
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(1_990);
+    });
+    expect(joins()).toBe(2); // the second wait is twice the first
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(20);
+    });
+    expect(joins()).toBe(3);
+    expect(screen.getByText('Hi, Sam here.')).toBeInTheDocument();
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(60_000);
+    });
+    expect(joins()).toBe(3);
   });
 
   it("forgets a conversation the rejoin is refused (deleted while away): the next message starts another", async () => {

@@ -18,6 +18,8 @@ interface Props {
   showTyping: boolean;
   /** Sends a "did you mean" chip as the visitor's message. */
   onAsk: (question: string) => void;
+  /** Sends a message marked not sent again. */
+  onRetry: (id: string) => void;
 }
 
 function sender(m: ChatMessage, botName: string): string {
@@ -46,7 +48,7 @@ function Sources({ m }: { m: ChatMessage }) {
 // <article>, which leaves out 'alert'; browsers and screen readers honour it all the same.
 const ALERT_ROLE: Record<string, string> = { role: 'alert' };
 
-export function Conversation({ messages, botName, welcome, thinking, agentTyping, showTyping, onAsk }: Props) {
+export function Conversation({ messages, botName, welcome, thinking, agentTyping, showTyping, onAsk, onRetry }: Props) {
   const end = useRef<HTMLDivElement>(null);
   const phrase = useRotating(THINKING_PHRASES.length, THINKING_ROTATE_MS, thinking);
   useEffect(() => {
@@ -62,11 +64,19 @@ export function Conversation({ messages, botName, welcome, thinking, agentTyping
         <article
           key={m.id}
           aria-label={sender(m, botName)}
-          className={`${bubbleClass(m.role)}${m.isError ? ' error' : ''}${m.local ? ' sending' : ''}`}
+          className={`${bubbleClass(m.role)}${m.isError ? ' error' : ''}${m.failed ? ' failed' : m.local ? ' sending' : ''}`}
           {...(m.isError ? ALERT_ROLE : undefined)}
         >
           {m.role === 'agent' && <span className="who">{sender(m, botName)}</span>}
           <span className="text">{m.content}</span>
+          {m.failed && (
+            <span className="not-sent">
+              Not sent.{' '}
+              <button type="button" className="retry" disabled={thinking} onClick={() => onRetry(m.id)}>
+                Retry
+              </button>
+            </span>
+          )}
           <Sources m={m} />
           {m.suggestions && (
             <DidYouMean suggestions={m.suggestions} active={i === messages.length - 1 && !thinking} onAsk={onAsk} />

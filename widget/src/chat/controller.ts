@@ -30,6 +30,12 @@ export interface ChatMessage {
   streaming?: boolean;
   /** Shown before the server saved it. */
   local?: boolean;
+  /**
+   * The visitor's message that may not have reached the server (no answer in time, or busy past
+   * the retries): kept with its text and sent again on Retry. If it did arrive, the server's copy
+   * (a rejoin's history, or its own echo) replaces it.
+   */
+  failed?: boolean;
 }
 
 export type Mode = 'bot' | 'waiting' | 'agent';
@@ -114,6 +120,12 @@ let localIds = 0;
 export const AGENT_TYPING_MS = 10_000;
 /** The same error within this long is the same refusal told twice (ack and `error` event). */
 const SAME_ERROR_MS = 2_000;
+/**
+ * A join that got no answer or a busy server is tried again after this, doubling up to the
+ * most: a connected socket that never joined would miss every agent reply.
+ */
+export const JOIN_RETRY_MS = 1_000;
+export const JOIN_RETRY_MAX_MS = 30_000;
 
 export class ChatController {
   state: ChatState = {
@@ -138,6 +150,7 @@ export class ChatController {
   private held: (() => void)[] = [];
   private heldTimer: ReturnType<typeof setTimeout> | null = null;
   private typingTimer: ReturnType<typeof setTimeout> | null = null;
+  private joinTimer: ReturnType<typeof setTimeout> | null = null;
   /** What the composer last said of the visitor's typing. */
   private visitorTyping = false;
   private lastError: { text: string; at: number } | null = null;
@@ -172,14 +185,25 @@ export class ChatController {
     if (!saved) return;
     this.token = saved.visitorToken;
     this.set({ sessionId: saved.sessionId });
-    const joined = await this.join();
+    const joined = await this.joinUntilDone();
     if (joined === 'refused') {
       // Expired or deleted: start afresh rather than fail.
       this.forget();
       this.set({ sessionId: null, messages: [] });
     }
-    // Unreachable (a restart, a timeout) or busy: the conversation is kept, and the socket's
-    // reconnect joins it again.
+    // Unreachable (a restart, a timeout) or busy: the conversation is kept, and the join is
+    // tried again (and on every reconnect).
+  }
+
+  /**
+   * Joins the conversation, and while the answer is `unreachable` tries again with backoff for as
+   * long as this conversation is the page's. Returns the first attempt's outcome.
+   */
+  private async joinUntilDone(attempt = 0): Promise<'joined' | 'refused' | 'unreachable'> {
+    const sessionId = this.state.sessionId;
+    const outcome = await this.join();
+    if (outcome === 'unreachable' && sessionId) this.retryJoinLater(sessionId, attempt);
+    return outcome;
   }
 
   private remember() {
@@ -192,6 +216,8 @@ export class ChatController {
   }
 
   private forget() {
+    if (this.joinTimer) clearTimeout(this.joinTimer);
+    this.joinTimer = null;
     try {
       localStorage.removeItem(storageKey(this.botId));
     } catch {
@@ -242,9 +268,24 @@ export class ChatController {
       // Refused (deleted while the socket was down, or the token no longer opens it): as for
       // `session-deleted`, the next message starts a new conversation.
       else if (ack.error !== BUSY && this.state.sessionId === sessionId) this.dropConversation();
+      else this.retryJoinLater(sessionId);
     } catch {
-      /* the next reconnect tries again */
+      // No answer on a connected socket: no reconnect may come to try again.
+      this.retryJoinLater(sessionId);
     }
+  }
+
+  /** Joins again after a backoff (see JOIN_RETRY_MS), unless this conversation is over by then. */
+  private retryJoinLater(sessionId: string, attempt = 0) {
+    if (this.joinTimer || this.state.sessionId !== sessionId || !this.live) return;
+    const wait = Math.min(JOIN_RETRY_MAX_MS, JOIN_RETRY_MS * 2 ** attempt);
+    this.joinTimer = setTimeout(() => {
+      this.joinTimer = null;
+      if (this.state.sessionId !== sessionId) return;
+      void this.joinUntilDone(attempt + 1).then((later) => {
+        if (later === 'refused' && this.state.sessionId === sessionId) this.dropConversation();
+      });
+    }, wait);
   }
 
   /** The conversation is gone for this page: forgotten, and the next message starts another. */
@@ -419,37 +460,66 @@ export class ChatController {
     }
     try {
       const ack = await this.live!.emit('send-message', { sessionId: this.state.sessionId, message: text });
-      if (ack.success !== true) {
+      if (ack.success === true) {
+        if (ack.agentConnected === true) this.set({ pending: false });
+      } else if (ack.error === BUSY) {
+        this.markFailed([local.id]);
+      } else {
+        // Refused (too long, too fast, closed...): the server's words say why.
         this.dropLocal(local.id);
         this.showError(typeof ack.error === 'string' ? ack.error : ERROR_TEXT);
-      } else if (ack.agentConnected === true) {
-        this.set({ pending: false });
       }
     } catch {
-      this.dropLocal(local.id);
-      this.showError(ERROR_TEXT);
+      this.markFailed([local.id]);
     }
+  }
+
+  /** Sends a message marked not sent again, as the conversation's latest. */
+  async retry(id: string): Promise<void> {
+    const m = this.state.messages.find((x) => x.id === id && x.failed);
+    if (!m || this.state.pending) return;
+    this.dropLocal(id);
+    await this.send(m.content);
   }
 
   private dropLocal(id: string) {
     this.set({ messages: this.state.messages.filter((m) => m.id !== id) });
   }
 
-  /** The first message: starts the conversation over HTTP, then goes live. */
-  private async start(text: string, lead?: Partial<ContactDetails>): Promise<boolean> {
+  private markFailed(ids: string[]) {
+    this.set({ messages: this.state.messages.map((m) => (ids.includes(m.id) ? { ...m, failed: true } : m)), pending: false });
+  }
+
+  /**
+   * The first message: starts the conversation over HTTP, then goes live. A visitor's message the
+   * server may not have had (unreachable, or failing on its side) stays with Retry when
+   * `retryable`; otherwise the error says it.
+   */
+  private async start(text: string, lead?: Partial<ContactDetails>, retryable = true): Promise<boolean> {
     let res: Awaited<ReturnType<Transport['startConversation']>>;
+    const locals = this.state.messages.filter((m) => m.local && !m.failed);
+    const unsent = () => {
+      if (retryable) this.markFailed(locals.map((m) => m.id));
+      else {
+        this.set({ messages: this.state.messages.filter((m) => !locals.includes(m)) });
+        this.showError(ERROR_TEXT);
+      }
+    };
     try {
       res = await this.transport.startConversation({ botId: this.botId, message: text, ...(lead ? { leadData: lead } : {}) });
     } catch {
-      this.showError(ERROR_TEXT);
+      unsent();
       return false;
     }
-    const locals = this.state.messages.filter((m) => m.local);
+    if (!res.ok && res.status >= 500) {
+      unsent();
+      return false;
+    }
     if (!res.ok) {
       this.set({ messages: this.state.messages.filter((m) => !locals.includes(m)) });
       const err = (res.body.error ?? {}) as { message?: string };
       // The server's own words for what was refused (too long, offline, not on this site...).
-      this.showError(res.status < 500 && err.message ? err.message : ERROR_TEXT);
+      this.showError(err.message ? err.message : ERROR_TEXT);
       return false;
     }
     this.token = String(res.body.visitorToken ?? '');
@@ -469,7 +539,8 @@ export class ChatController {
         shown();
       }),
     );
-    await this.join();
+    const joined = await this.joinUntilDone();
+    if (joined === 'refused' && this.state.sessionId) this.dropConversation();
     return true;
   }
 
@@ -489,7 +560,7 @@ export class ChatController {
     if (!this.state.sessionId) {
       const text = 'I would like to talk to a human.';
       this.set({ messages: [...this.state.messages, { id: `local-${++localIds}`, role: 'user', content: text, local: true }], pending: true });
-      if (!(await this.start(text, details ?? undefined))) return;
+      if (!(await this.start(text, details ?? undefined, false))) return;
     }
     try {
       const ack = await this.live!.emit('request-human-support', {
@@ -534,6 +605,8 @@ export class ChatController {
   }
 
   dispose() {
+    if (this.joinTimer) clearTimeout(this.joinTimer);
+    this.joinTimer = null;
     if (this.typingTimer) clearTimeout(this.typingTimer);
     this.typingTimer = null;
     if (this.heldTimer) clearTimeout(this.heldTimer);
