@@ -145,7 +145,7 @@ static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1)
 fn client(engine: &Engine, who: Who) -> Client {
     let log = Arc::new(Mutex::new(Vec::new()));
     let sink: Arc<dyn Sink> = Arc::new(Recorder(log.clone()));
-    let conn = Connection { id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed), who, sink };
+    let conn = Connection { id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed), who, sink, sign_in: None };
     engine.connect(&conn);
     Client { conn, log }
 }
@@ -647,7 +647,7 @@ async fn a_member_who_cannot_keep_up_makes_new_messages_busy_not_lost(backend: B
     let log = Arc::new(Mutex::new(Vec::new()));
     let sink: Arc<dyn Sink> = Arc::new(Backlogged { room: room.clone(), log: log.clone() });
     let who = Who::Visitor { session_id: sid.clone(), bot_id: w.bot_id.clone() };
-    let slow = Connection { id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed), who, sink };
+    let slow = Connection { id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed), who, sink, sign_in: None };
     w.engine.connect(&slow);
     w.engine.join_session(&slow, &sid).await.unwrap();
 

@@ -17,6 +17,7 @@ on_both_backends!(
     repeated_failed_sign_ins_lock_the_email_for_a_while_known_or_not,
     sign_in_calls_from_one_address_are_throttled,
     a_nul_character_in_text_is_the_callers_error,
+    signing_out_ends_that_session_and_everywhere_ends_them_all,
 );
 
 async fn signup_login_and_me(backend: parley_store::Backend) {
@@ -281,4 +282,51 @@ async fn a_nul_character_in_text_is_the_callers_error(backend: parley_store::Bac
     assert!(status.is_client_error() || status.is_success(), "{status} {body}");
     let (status, body) = app.post_json("/api/auth/login", None, json!({"email": "nul\u{0}@x.co", "password": "password123"})).await;
     assert!(status.is_client_error(), "{status} {body}");
+}
+
+async fn signing_out_ends_that_session_and_everywhere_ends_them_all(backend: parley_store::Backend) {
+    let app = TestApp::spawn(backend).await;
+    let (laptop, _) = app.signup("sam@shop.example").await;
+    let login = || app.post_json("/api/auth/login", None, json!({"email": "sam@shop.example", "password": "password123"}));
+    let (_, body) = login().await;
+    let phone = body["token"].as_str().unwrap().to_string();
+    let (_, body) = login().await;
+    let tablet = body["token"].as_str().unwrap().to_string();
+    let mut laptop_live = support::sio::SioClient::connect(&app, json!({"token": laptop})).await;
+    let mut phone_live = support::sio::SioClient::connect(&app, json!({"token": phone})).await;
+
+    // Without a valid token there is nothing to sign out of.
+    let (status, _) = app.post_json("/api/auth/logout", None, json!({})).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+
+    let (status, body) = app.post_json("/api/auth/logout", Some(&laptop), json!({})).await;
+    assert_eq!((status, message_or_text(&body)), (StatusCode::OK, "You are signed out".to_string()));
+    // The token is refused from now on (a copy of it too), on REST and on the live channel...
+    let (status, _) = app.get("/api/me", Some(&laptop)).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, _) = app.post_json("/api/auth/logout", Some(&laptop), json!({})).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    laptop_live.wait_closed().await;
+    // ...and the account's other sessions are untouched.
+    let (status, _) = app.get("/api/me", Some(&phone)).await;
+    assert_eq!(status, StatusCode::OK);
+    let ack = phone_live.emit_with_ack("join-as-agent", json!({"botId": "none"})).await;
+    assert!(ack.is_object(), "the phone's socket still answers: {ack}");
+
+    // Everywhere: every session ends, live connections close, and signing in again works.
+    let (status, body) = app.post_json("/api/auth/logout-everywhere", Some(&tablet), json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    for token in [&phone, &tablet] {
+        let (status, _) = app.get("/api/me", Some(token)).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+    }
+    phone_live.wait_closed().await;
+    let (status, body) = login().await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = app.get("/api/me", Some(body["token"].as_str().unwrap())).await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+fn message_or_text(body: &serde_json::Value) -> String {
+    body["message"].as_str().map(str::to_string).unwrap_or_else(|| body.to_string())
 }

@@ -212,6 +212,7 @@ fn forged_session(app: &TestApp, user_id: &str, age_secs: i64, via: Option<&str>
         bot: None,
         ver: 0,
         via: via.map(str::to_string),
+        sid: None,
     };
     jsonwebtoken::encode(&jsonwebtoken::Header::default(), &claims, &jsonwebtoken::EncodingKey::from_secret(secret.as_bytes())).unwrap()
 }

@@ -25,6 +25,7 @@ pub mod payments;
 pub mod reports;
 pub mod roles;
 pub mod schema;
+pub mod sessions;
 pub mod stats;
 pub mod team;
 #[cfg(feature = "testing")]

@@ -31,6 +31,14 @@ diesel::table! {
 }
 
 diesel::table! {
+    signed_out_sessions (id) {
+        id -> Text,
+        user_id -> Text,
+        expires_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     mail_outbox (id) {
         id -> Text,
         to_address -> Text,
@@ -347,6 +355,7 @@ diesel::table! {
 
 diesel::joinable!(user_identities -> users (user_id));
 diesel::joinable!(email_tokens -> users (user_id));
+diesel::joinable!(signed_out_sessions -> users (user_id));
 diesel::joinable!(notification_preferences -> users (user_id));
 diesel::joinable!(weekly_reports -> users (user_id));
 diesel::joinable!(bots -> users (owner_id));
@@ -371,6 +380,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     users,
     user_identities,
     email_tokens,
+    signed_out_sessions,
     mail_outbox,
     notification_preferences,
     weekly_reports,

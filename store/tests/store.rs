@@ -40,6 +40,7 @@ on_both_backends!(
     invitations_by_token_expire_renew_and_are_removed,
     the_outbox_claims_each_mail_once_and_backs_off,
     a_transaction_whose_caller_gives_up_still_ends_and_later_writes_are_kept,
+    signed_out_sessions_are_remembered_until_their_tokens_expire,
 );
 
 fn signed_in(outcome: IdentitySignIn) -> parley_store::models::User {
@@ -1066,4 +1067,27 @@ async fn a_running_servers_message_journal_is_left_to_it() {
     assert!(!gone.exists(), "and its directory removed");
     assert_eq!(restarted.messages(&t, 0, 10).await.unwrap().len(), 1, "what the tool saved stays");
     assert_eq!(segment_files(&journal).len(), 1, "only the segment being appended to is left");
+}
+
+async fn signed_out_sessions_are_remembered_until_their_tokens_expire(backend: Backend) {
+    let (_db, store) = store(backend).await;
+    let ann = user(&store, "ann@example.com").await;
+    let now = parley_store::time::now();
+    let (user, out) = store.user_of_session(&ann.id, Some("laptop")).await.unwrap().unwrap();
+    assert_eq!((user.id.as_str(), out), (ann.id.as_str(), false));
+    assert!(store.user_of_session("nobody", Some("laptop")).await.unwrap().is_none());
+
+    // A session past its token's expiry, then one still live: signing out the second prunes the first.
+    store.sign_out_session("old", &ann.id, now - chrono::Duration::hours(1)).await.unwrap();
+    assert!(store.user_of_session(&ann.id, Some("old")).await.unwrap().unwrap().1);
+    store.sign_out_session("laptop", &ann.id, now + chrono::Duration::days(7)).await.unwrap();
+    store.sign_out_session("laptop", &ann.id, now + chrono::Duration::days(7)).await.unwrap();
+    assert!(store.user_of_session(&ann.id, Some("laptop")).await.unwrap().unwrap().1, "signing out twice is once");
+    assert!(!store.user_of_session(&ann.id, Some("old")).await.unwrap().unwrap().1, "an expired one is forgotten");
+    assert!(!store.user_of_session(&ann.id, Some("phone")).await.unwrap().unwrap().1);
+    assert!(!store.user_of_session(&ann.id, None).await.unwrap().unwrap().1);
+
+    let before = ann.token_version;
+    assert_eq!(store.sign_out_everywhere(&ann.id).await.unwrap().token_version, before + 1);
+    assert!(matches!(store.sign_out_everywhere("nobody").await, Err(StoreError::NotFound)));
 }

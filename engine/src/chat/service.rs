@@ -30,6 +30,8 @@ use super::types::{ConnId, Connection, EngineError, EngineSettings, SupportAsked
 #[derive(Default)]
 struct ConnState {
     user_id: Option<String>,
+    /// The member's sign-in (see `Connection::sign_in`).
+    sign_in: Option<String>,
     /// Sessions followed, with their bot.
     session_bots: HashMap<String, Arc<str>>,
     /// Bots joined as an agent, each with whether the member's role lets them take sessions.
@@ -354,18 +356,23 @@ impl Engine {
         let mut conns = self.conns();
         let state = conns.entry(conn.id).or_default();
         state.user_id = user_id;
+        state.sign_in = conn.sign_in.clone();
         state.sink = Some(conn.sink.clone());
+    }
+
+    /// One sign-in of the user ended ('Sign out'): the live connections opened with it end now.
+    pub fn sign_in_ended(&self, user_id: &str, sign_in: &str) {
+        self.close_where(|state| state.user_id.as_deref() == Some(user_id) && state.sign_in.as_deref() == Some(sign_in));
     }
 
     /// The user's sessions were revoked (a password change or reset): their live connections
     /// end now; reconnecting needs a token issued since.
     pub fn user_signed_out(&self, user_id: &str) {
-        let sinks: Vec<Arc<dyn Sink>> = self
-            .conns()
-            .values()
-            .filter(|state| state.user_id.as_deref() == Some(user_id))
-            .filter_map(|state| state.sink.clone())
-            .collect();
+        self.close_where(|state| state.user_id.as_deref() == Some(user_id));
+    }
+
+    fn close_where(&self, ends: impl Fn(&ConnState) -> bool) {
+        let sinks: Vec<Arc<dyn Sink>> = self.conns().values().filter(|state| ends(state)).filter_map(|state| state.sink.clone()).collect();
         for sink in sinks {
             sink.close();
         }

@@ -62,6 +62,9 @@ pub struct Connection {
     pub id: ConnId,
     pub who: Who,
     pub sink: Arc<dyn Sink>,
+    /// A member's sign-in the connection was opened with (their token's session id), so that
+    /// signing out of that session ends this connection too.
+    pub sign_in: Option<String>,
 }
 
 #[derive(Debug, Clone)]

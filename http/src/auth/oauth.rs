@@ -192,17 +192,29 @@ async fn get_json<T: for<'de> Deserialize<'de>>(http: &reqwest::Client, url: &st
 struct GoogleUser {
     sub: String,
     email: Option<String>,
+    /// A boolean from Google's OpenID userinfo (older endpoints sent the string "true").
     #[serde(default)]
-    email_verified: Option<bool>,
+    email_verified: Option<serde_json::Value>,
     name: Option<String>,
     picture: Option<String>,
+}
+
+/// Whether a userinfo's `email_verified` says yes. Absent counts as no: the address is trusted
+/// to link an existing account, so only a provider that vouches for it may (a stand-in or an
+/// enterprise provider that leaves the claim out signs in only with a verified address).
+fn vouched(email_verified: Option<&serde_json::Value>) -> bool {
+    match email_verified {
+        Some(serde_json::Value::Bool(yes)) => *yes,
+        Some(serde_json::Value::String(s)) => s.eq_ignore_ascii_case("true"),
+        _ => false,
+    }
 }
 
 async fn google_identity(config: &OAuthProvider, http: &reqwest::Client, token: &str) -> ApiResult<ExternalIdentity> {
     let user: GoogleUser = get_json(http, &config.userinfo_url, token, Provider::Google).await?;
     let email = user
         .email
-        .filter(|_| user.email_verified != Some(false))
+        .filter(|_| vouched(user.email_verified.as_ref()))
         .ok_or_else(|| ApiError::bad_request("Your Google account has no verified email address"))?;
     Ok(ExternalIdentity {
         provider: "google".into(),
@@ -263,6 +275,15 @@ mod tests {
 
     fn flow(age: Duration) -> PendingFlow {
         PendingFlow { provider: Provider::Github, verifier: String::new(), started: Instant::now().checked_sub(age).unwrap() }
+    }
+
+    #[test]
+    fn only_an_address_the_provider_vouches_for_counts() {
+        use serde_json::json;
+        for (claim, verified) in [(json!(true), true), (json!("true"), true), (json!(false), false), (json!("false"), false), (json!(1), false)] {
+            assert_eq!(vouched(Some(&claim)), verified, "{claim}");
+        }
+        assert!(!vouched(None), "a provider that says nothing does not vouch");
     }
 
     #[test]

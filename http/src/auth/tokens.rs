@@ -31,7 +31,14 @@ pub struct Claims {
     /// password confirms it is its owner (see `fresh_provider_sign_in`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub via: Option<String>,
+    /// For user tokens: the session this token is, so that signing out can end it alone (see
+    /// `Store::sign_out_session`). Tokens issued before sessions had ids carry none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sid: Option<String>,
 }
+
+/// Clock skew a token's expiry is given.
+pub const LEEWAY_SECS: u64 = 5;
 
 #[derive(Clone)]
 pub struct TokenKeys {
@@ -65,6 +72,7 @@ impl TokenKeys {
 
     fn encode(&self, subject: &str, kind: &str, bot: Option<&str>, ver: i32, via: Option<&str>) -> ApiResult<String> {
         let now = chrono::Utc::now().timestamp();
+        let sid = (kind == "user").then(parley_store::new_id);
         let claims = Claims {
             sub: subject.to_string(),
             kind: kind.to_string(),
@@ -73,16 +81,17 @@ impl TokenKeys {
             bot: bot.map(str::to_string),
             ver,
             via: via.map(str::to_string),
+            sid,
         };
         encode(&Header::new(Algorithm::HS256), &claims, &self.encoding).map_err(ApiError::internal)
     }
 
-    /// The user a session token stands for: valid, unexpired, and issued since the user's
-    /// last password change or reset. `None` for anything else.
+    /// The user a session token stands for: valid, unexpired, not signed out, and issued
+    /// since the user's last password change or reset. `None` for anything else.
     pub async fn user_of(&self, store: &parley_store::Store, token: &str) -> ApiResult<Option<User>> {
         let Some(claims) = self.verify(token, "user") else { return Ok(None) };
-        let user = store.user_by_id(&claims.sub).await?;
-        Ok(user.filter(|u| u.token_version == claims.ver))
+        let found = store.user_of_session(&claims.sub, claims.sid.as_deref()).await?;
+        Ok(found.filter(|(u, signed_out)| !signed_out && u.token_version == claims.ver).map(|(u, _)| u))
     }
 
     /// True when `token` is a session of `user_id` that a sign-in through Google or GitHub
@@ -97,7 +106,7 @@ impl TokenKeys {
     /// The claims of a valid, unexpired token of the given kind.
     pub fn verify(&self, token: &str, kind: &str) -> Option<Claims> {
         let mut validation = Validation::new(Algorithm::HS256);
-        validation.leeway = 5;
+        validation.leeway = LEEWAY_SECS;
         let data = decode::<Claims>(token, &self.decoding, &validation).ok()?;
         (data.claims.kind == kind).then_some(data.claims)
     }

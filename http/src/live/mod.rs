@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix_web::web;
-use parley_engine::chat::{Connection, EngineError, Sink, BUSY};
+use parley_engine::chat::{Connection, EngineError, Sink, Who, BUSY};
 use serde_json::Value;
 
 pub use args::Args;
@@ -65,8 +65,21 @@ async fn identify(state: &AppState, auth: &Value) -> Result<Caller, ConnectError
 async fn on_connect(state: web::Data<AppState>, router: Arc<Router>, socket: Socket, auth: Value) -> Result<(), ConnectError> {
     let who = identify(&state, &auth).await?.into_who();
     let sink: Arc<dyn Sink> = Arc::new(SocketSink(socket.clone()));
-    let conn = Connection { id: NEXT_CONN.fetch_add(1, Ordering::Relaxed), who, sink };
+    let member_token = match &who {
+        Who::Member { .. } => auth.get("token").and_then(Value::as_str),
+        Who::Visitor { .. } => None,
+    };
+    let sign_in = member_token.and_then(|t| state.tokens.verify(t, "user")).and_then(|c| c.sid);
+    let conn = Connection { id: NEXT_CONN.fetch_add(1, Ordering::Relaxed), who, sink, sign_in };
     state.engine.connect(&conn);
+    // A sign-out between the check above and this registration found no connection to close:
+    // now that it is registered, a later one will, and this one looks again.
+    if let Some(token) = member_token {
+        if !matches!(state.tokens.user_of(&state.store, token).await, Ok(Some(_))) {
+            state.engine.disconnect(conn.id);
+            return Err(ConnectError::new("Your session has expired, please sign in again"));
+        }
+    }
     let live = Arc::new(Live { conn, bot: Mutex::new(None), guard: SocketGuard::new(&state.settings.realtime) });
     // Admission comes first, on the event's header alone: a refused flood is never decoded
     // and costs no task.

@@ -26,13 +26,15 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/auth/resend-verification", web::post().to(resend_verification))
         .route("/auth/forgot-password", web::post().to(forgot_password))
         .route("/auth/reset-password", web::post().to(reset_password))
+        .route("/auth/logout", web::post().to(logout))
+        .route("/auth/logout-everywhere", web::post().to(logout_everywhere))
         .route("/auth/{provider}", web::get().to(oauth_start))
         .route("/auth/{provider}/callback", web::get().to(oauth_callback));
 }
 
 #[derive(OpenApi)]
 #[openapi(
-    paths(signup, login, verify_email, resend_verification, forgot_password, reset_password, oauth_start, oauth_callback),
+    paths(signup, login, verify_email, resend_verification, forgot_password, reset_password, logout, logout_everywhere, oauth_start, oauth_callback),
     tags((name = "auth", description = "Sign-up, sign-in (password, Google, GitHub) and emailed links"))
 )]
 pub struct Api;
@@ -210,6 +212,47 @@ async fn reset_password(state: web::Data<AppState>, req: HttpRequest, body: web:
     state.store.log_activity(Some(&user.id), None, "security", "Password reset by email").await?;
     links::security_alert(&state, &user, &user.email, "The password of your Parley account was reset, and every session was signed out.").await?;
     Ok(HttpResponse::Ok().json(json!({"message": "Your password was reset. Please sign in with your new password."})))
+}
+
+/// 'Sign out': ends the session whose token made this call; the account's other sessions stay
+/// signed in. The token is refused from then on, on REST and on the live channel.
+#[utoipa::path(post, path = "/api/auth/logout", tag = "auth", security(("bearer" = [])), responses((status = 200, description = "Signed out", body = replies::Message), ApiErrors))]
+async fn logout(state: web::Data<AppState>, req: HttpRequest) -> ApiResult<HttpResponse> {
+    // The claims once, and the same ones for everything below: a token expiring in between
+    // must not turn into "a token without a session id".
+    let expired = || ApiError::unauthorized("Your session has expired, please sign in again");
+    let token = crate::auth::caller::bearer(&req).ok_or_else(|| ApiError::unauthorized("Sign in to continue"))?;
+    let claims = state.tokens.verify(token, "user").ok_or_else(expired)?;
+    let user = state.tokens.user_of(&state.store, token).await?.ok_or_else(expired)?;
+    match claims.sid.as_deref() {
+        Some(sid) => {
+            // Kept a little past the expiry, as long as the token's verification tolerates.
+            let until = claims.exp.saturating_add(crate::auth::tokens::LEEWAY_SECS as i64 + 60);
+            let until = chrono::DateTime::from_timestamp(until, 0).unwrap_or_else(chrono::Utc::now).naive_utc();
+            state.store.sign_out_session(sid, &user.id, until).await?;
+            state.engine.sign_in_ended(&user.id, sid);
+        }
+        // A token issued before sessions had ids cannot be ended alone: end them all, rather
+        // than leave it working after its holder signed out.
+        None => {
+            state.store.sign_out_everywhere(&user.id).await?;
+            state.engine.user_signed_out(&user.id);
+        }
+    }
+    Ok(HttpResponse::Ok().json(json!({"message": "You are signed out"})))
+}
+
+/// 'Sign out everywhere': ends every session of the account, this one included, and closes its
+/// live connections (a lost laptop, a token copied somewhere it should not be).
+#[utoipa::path(post, path = "/api/auth/logout-everywhere", tag = "auth", security(("bearer" = [])), responses((status = 200, description = "Every session signed out", body = replies::Message), ApiErrors))]
+async fn logout_everywhere(state: web::Data<AppState>, AuthUser(user): AuthUser) -> ApiResult<HttpResponse> {
+    state.store.sign_out_everywhere(&user.id).await?;
+    state.engine.user_signed_out(&user.id);
+    // Done by now: a failure to note it must not report the sign-out as failed.
+    if let Err(e) = state.store.log_activity(Some(&user.id), None, "security", "Signed out of every session").await {
+        tracing::warn!("noting a sign-out everywhere in the activity log: {e}");
+    }
+    Ok(HttpResponse::Ok().json(json!({"message": "Every session of your account is signed out"})))
 }
 
 fn provider_of(raw: &str) -> ApiResult<(Provider, &'static str)> {

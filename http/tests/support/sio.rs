@@ -77,6 +77,26 @@ impl SioClient {
         }
     }
 
+    /// Waits until the server ends the connection (a disconnect or close packet, or a poll the
+    /// server no longer knows); panics if it is still open after 10 seconds.
+    pub async fn wait_closed(&mut self) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while std::time::Instant::now() < deadline {
+            let res = self.client.get(&self.url).send().await.expect("poll");
+            if !res.status().is_success() {
+                return;
+            }
+            let text = res.text().await.expect("poll body");
+            if text.split(SEPARATOR).any(|p| p == "1" || p.starts_with("41")) {
+                return;
+            }
+            if text.split(SEPARATOR).any(|p| p == "2") {
+                self.post("3").await;
+            }
+        }
+        panic!("the connection is still open");
+    }
+
     /// Waits for the first event named `name` (received now or earlier) and returns its argument.
     pub async fn wait_for(&mut self, name: &str) -> Value {
         loop {

@@ -25,8 +25,9 @@ function fakeServer(theme: Record<string, unknown> = {}) {
         }
         const text = String((payload as { message: string }).message);
         if (text.length > 500) return { success: false, error: 'Message is too long (501 characters; the limit is 500)' };
-        server.push('new-message', { sessionId: 's1', message: msg('user', text) });
-        return { success: true, agentConnected: false };
+        const saved = msg('user', text);
+        server.push('new-message', { sessionId: 's1', message: saved });
+        return { success: true, agentConnected: false, message: saved };
       }
       if (event === 'join-session') {
         if (server.joinsBusy > 0) {
@@ -366,6 +367,20 @@ describe('the visitor chat', () => {
     expect(screen.getAllByText('where is my parcel?')).toHaveLength(1);
     expect(screen.getByText('where is my parcel?').closest('article')).not.toHaveClass('failed');
     expect(screen.queryByRole('button', { name: 'Retry' })).toBeNull();
+  });
+
+  it('a message typed again instead of Retry is its own bubble; the one not sent stays marked', async () => {
+    const server = await openChat();
+    await type('hello');
+    server.unanswered = 1;
+    await type('hi');
+    await type('hi');
+    const bubbles = screen.getAllByText('hi').map((t) => t.closest('article')!);
+    expect(bubbles).toHaveLength(2);
+    expect(bubbles[0]).toHaveClass('failed');
+    expect(bubbles[1]).not.toHaveClass('failed');
+    expect(bubbles[1]).not.toHaveClass('sending');
+    expect(screen.getAllByRole('button', { name: 'Retry' })).toHaveLength(1);
   });
 
   it('drops the not-sent mark when the rejoin shows the message did arrive', async () => {

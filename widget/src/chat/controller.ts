@@ -216,8 +216,7 @@ export class ChatController {
   }
 
   private forget() {
-    if (this.joinTimer) clearTimeout(this.joinTimer);
-    this.joinTimer = null;
+    this.stopJoinRetry();
     try {
       localStorage.removeItem(storageKey(this.botId));
     } catch {
@@ -251,6 +250,7 @@ export class ChatController {
     try {
       const ack = await this.live.emit('join-session', { sessionId });
       if (ack.success !== true) return ack.error === BUSY ? 'unreachable' : 'refused';
+      this.stopJoinRetry();
       this.absorbHistory(ack.messages, ack.session);
       return 'joined';
     } catch {
@@ -264,7 +264,10 @@ export class ChatController {
     if (!sessionId || !this.live) return;
     try {
       const ack = await this.live.emit('join-session', { sessionId, afterSeq: this.lastSeq });
-      if (ack.success === true) this.absorbHistory(ack.messages, ack.session);
+      if (ack.success === true) {
+        this.stopJoinRetry();
+        this.absorbHistory(ack.messages, ack.session);
+      }
       // Refused (deleted while the socket was down, or the token no longer opens it): as for
       // `session-deleted`, the next message starts a new conversation.
       else if (ack.error !== BUSY && this.state.sessionId === sessionId) this.dropConversation();
@@ -273,6 +276,11 @@ export class ChatController {
       // No answer on a connected socket: no reconnect may come to try again.
       this.retryJoinLater(sessionId);
     }
+  }
+
+  private stopJoinRetry() {
+    if (this.joinTimer) clearTimeout(this.joinTimer);
+    this.joinTimer = null;
   }
 
   /** Joins again after a backoff (see JOIN_RETRY_MS), unless this conversation is over by then. */
@@ -337,9 +345,14 @@ export class ChatController {
       // The server's copy of a message shown before it was saved replaces it.
       // A saved bot reply replaces the bubble its deltas streamed into (those carry a
       // placeholder id, `pending-<seq>`, as the message has no id until it is saved).
+      // A bubble still sending before one marked not sent: that is the one the copy is of.
+      const sameWords = (x: ChatMessage) => x.local && x.content === m.content;
       const local =
         m.role === 'user'
-          ? messages.findIndex((x) => x.local && x.content === m.content)
+          ? (() => {
+              const sending = messages.findIndex((x) => sameWords(x) && !x.failed);
+              return sending >= 0 ? sending : messages.findIndex(sameWords);
+            })()
           : m.role === 'bot' && !m.streaming
             ? messages.findIndex((x) => x.streaming)
             : -1;
@@ -461,6 +474,7 @@ export class ChatController {
     try {
       const ack = await this.live!.emit('send-message', { sessionId: this.state.sessionId, message: text });
       if (ack.success === true) {
+        this.settle(local.id, toMessage(ack.message));
         if (ack.agentConnected === true) this.set({ pending: false });
       } else if (ack.error === BUSY) {
         this.markFailed([local.id]);
@@ -484,6 +498,14 @@ export class ChatController {
 
   private dropLocal(id: string) {
     this.set({ messages: this.state.messages.filter((m) => m.id !== id) });
+  }
+
+  /** The saved copy the ack carries takes its own bubble's place (not another with the same words). */
+  private settle(localId: string, saved: ChatMessage | null) {
+    if (!saved) return;
+    const known = this.state.messages.some((m) => m.id === saved.id);
+    if (known) this.dropLocal(localId);
+    else this.set({ messages: this.state.messages.map((m) => (m.id === localId ? saved : m)) });
   }
 
   private markFailed(ids: string[]) {
@@ -562,8 +584,13 @@ export class ChatController {
       this.set({ messages: [...this.state.messages, { id: `local-${++localIds}`, role: 'user', content: text, local: true }], pending: true });
       if (!(await this.start(text, details ?? undefined, false))) return;
     }
+    // The conversation just started was turned away at once (deleted): nothing to ask in.
+    if (!this.live || !this.state.sessionId) {
+      this.showError(ERROR_TEXT);
+      return;
+    }
     try {
-      const ack = await this.live!.emit('request-human-support', {
+      const ack = await this.live.emit('request-human-support', {
         sessionId: this.state.sessionId,
         message: 'Requested human support',
         customerInfo: details ?? {},
@@ -605,8 +632,7 @@ export class ChatController {
   }
 
   dispose() {
-    if (this.joinTimer) clearTimeout(this.joinTimer);
-    this.joinTimer = null;
+    this.stopJoinRetry();
     if (this.typingTimer) clearTimeout(this.typingTimer);
     this.typingTimer = null;
     if (this.heldTimer) clearTimeout(this.heldTimer);

@@ -1,7 +1,8 @@
-import { screen } from '@testing-library/react';
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { render } from '../../../test-utils/render';
-import { bot, me } from '../../../test-utils/fetch';
+import { bot, me, mockFetch } from '../../../test-utils/fetch';
 import { session, signOut } from '@/features/auth/stores/session';
 import { bots } from '@/features/bots/stores/bots';
 import { Sidebar, botItemsFor, creditsUsedPercent } from './Sidebar';
@@ -80,6 +81,17 @@ describe('Sidebar', () => {
     expect(marked('admin')).toEqual([]);
     expect(marked('editor')).toEqual(['/sessions', '/agent-dashboard', '/teams']);
     expect(marked('nonsense')).toEqual(marked('viewer'));
+  });
+
+  it('signs out on the server too: the token is ended, not only forgotten here', async () => {
+    const calls = mockFetch({ 'POST /api/auth/logout': { body: { message: 'You are signed out' } } });
+    render(<Sidebar />);
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Sign Out' }));
+    expect(session.token).toBeNull();
+    await waitFor(() => expect(calls.some((c) => c.path === '/api/auth/logout')).toBe(true));
+    const call = calls.find((c) => c.path === '/api/auth/logout');
+    expect(call?.method).toBe('POST');
+    expect(call?.headers.Authorization).toBe('Bearer tok');
   });
 
   it('computes the usage share, 0 without a total', () => {

@@ -36,7 +36,7 @@ import {
 import { Link, useLocation, useNavigate } from 'react-router';
 import { useSnapshot } from 'valtio';
 import { useDeferredPart } from '@/components/deferred-part';
-import { session, signOut } from '@/features/auth/stores/session';
+import { session, signOutOfSession } from '@/features/auth/stores/session';
 import type { Platform } from '@/features/auth/api/auth';
 import { BotAvatar } from '@/features/bots/components/BotAvatar';
 import { activeBot, bots, selectBot } from '@/features/bots/stores/bots';
@@ -209,7 +209,7 @@ function ProfileCard({ onNavigate }: { onNavigate: () => void }) {
         mt="sm"
         leftSection={<IconLogout size={16} />}
         onClick={() => {
-          signOut();
+          signOutOfSession();
           // Signing in again comes back here (as when a guard sends a signed-out user to /login).
           const from = { pathname: location.pathname, search: location.search, hash: location.hash };
           navigate('/login', { replace: true, state: { from } satisfies FromState });

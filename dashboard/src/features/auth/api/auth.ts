@@ -54,6 +54,8 @@ export const authApi = {
   login: (email: string, password: string) =>
     api<AuthResponse>('/auth/login', { method: 'POST', body: { email, password } }),
   me: () => api<MeResponse>('/me'),
+  /** Ends every session of the account, this one included. */
+  logoutEverywhere: () => api<{ message: string }>('/auth/logout-everywhere', { method: 'POST', body: {} }),
   /** Follows a link from `/verify-email?token=` (sign-up verification or a new address). */
   verifyEmail: (token: string) =>
     api<{ message: string; emailChanged: boolean; user: User }>('/auth/verify-email', { method: 'POST', body: { token } }),

@@ -57,6 +57,26 @@ export function updateUser(patch: Partial<User>): void {
   if (session.user) session.user = { ...session.user, ...patch };
 }
 
+/**
+ * 'Sign Out': tells the server this session is over (its token is refused from then on, even if
+ * a copy of it lives somewhere), then signs out here. Leaving never waits on the server: the
+ * request is sent with `keepalive`, so it completes while the page moves to sign-in.
+ */
+export function signOutOfSession(): void {
+  const token = session.token ?? getToken();
+  if (token) {
+    void fetch('/api/auth/logout', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+      keepalive: true,
+    }).catch(() => {
+      // Unreachable: the token still expires on its own; nothing else to do from here.
+    });
+  }
+  signOut();
+}
+
+/** Forgets the session here (also when the server refused the token). */
 export function signOut(): void {
   setToken(null);
   session.token = null;

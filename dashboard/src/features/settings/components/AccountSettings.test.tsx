@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { render } from '../../../../test-utils/render';
 import { me, mockFetch } from '../../../../test-utils/fetch';
 import { session } from '@/features/auth/stores/session';
+import { setToken } from '@/lib/api';
 import { EMAIL_CHANGE_NEEDS_PASSWORD, IMAGES_ONLY, PASSWORDS_DO_NOT_MATCH, isImageFile, passwordErrors } from '../stores/account';
 import { AccountSettings } from './AccountSettings';
 
@@ -109,6 +110,47 @@ describe('Settings screen', () => {
     await u.click(screen.getByRole('button', { name: 'Hide password' }));
     expect(current).toHaveAttribute('type', 'password');
     expect(screen.getByRole('switch', { name: /Two-Factor Authentication/ })).toBeDisabled();
+  });
+
+  it('signs out everywhere on the server, then here', async () => {
+    const calls = mockFetch({
+      'GET /api/me/notifications': { body: prefs },
+      'POST /api/auth/logout-everywhere': { body: { message: 'Every session of your account is signed out' } },
+    });
+    setToken('tok');
+    render(<AccountSettings />);
+    const u = userEvent.setup();
+    await u.click(screen.getByRole('tab', { name: 'Security' }));
+    await u.click(screen.getByRole('button', { name: 'Sign out everywhere' }));
+    await waitFor(() => expect(session.token).toBeNull());
+    const call = calls.find((c) => c.path === '/api/auth/logout-everywhere');
+    expect(call?.method).toBe('POST');
+    expect(call?.headers.Authorization).toBe('Bearer tok');
+  });
+
+  it('signs out here when the server says this session had already ended', async () => {
+    mockFetch({
+      'GET /api/me/notifications': { body: prefs },
+      'POST /api/auth/logout-everywhere': { status: 401, body: { error: { code: 'unauthorized', message: 'Your session has expired, please sign in again' } } },
+    });
+    render(<AccountSettings />);
+    const u = userEvent.setup();
+    await u.click(screen.getByRole('tab', { name: 'Security' }));
+    await u.click(screen.getByRole('button', { name: 'Sign out everywhere' }));
+    await waitFor(() => expect(session.token).toBeNull());
+  });
+
+  it('stays signed in when signing out everywhere fails, and says so', async () => {
+    mockFetch({
+      'GET /api/me/notifications': { body: prefs },
+      'POST /api/auth/logout-everywhere': { status: 503, body: { error: { code: 'unavailable', message: 'The database is busy' } } },
+    });
+    render(<AccountSettings />);
+    const u = userEvent.setup();
+    await u.click(screen.getByRole('tab', { name: 'Security' }));
+    await u.click(screen.getByRole('button', { name: 'Sign out everywhere' }));
+    await screen.findByText('The database is busy');
+    expect(session.token).toBe('tok');
   });
 
   it('loads and saves notification preferences', async () => {

@@ -14,10 +14,13 @@ import {
   TextInput,
 } from '@mantine/core';
 import { IconBell, IconLock, IconUpload, IconUser } from '@tabler/icons-react';
+import { useNavigate } from 'react-router';
 import { useSnapshot } from 'valtio';
-import { oauthUrl } from '@/features/auth/api/auth';
+import { authApi, oauthUrl } from '@/features/auth/api/auth';
 import { returnAfterSignIn } from '@/features/auth/stores/after-sign-in';
-import { session } from '@/features/auth/stores/session';
+import { session, signOut } from '@/features/auth/stores/session';
+import { ApiError, errorMessage } from '@/lib/api';
+import { notify } from '@/lib/notify';
 import type { NotificationPrefs } from '../api/settings';
 import { account, accountActions as act, emailChanged, passwordErrors } from '../stores/account';
 
@@ -103,6 +106,45 @@ function ProfileTab() {
   );
 }
 
+/** Ends every session of the account on the server (a lost laptop, a shared computer). */
+function SignOutEverywhere() {
+  const navigate = useNavigate();
+  const [ending, setEnding] = useState(false);
+  const endAll = async () => {
+    setEnding(true);
+    try {
+      await authApi.logoutEverywhere();
+    } catch (err) {
+      // This session was already ended (elsewhere, a moment ago): signed out all the same.
+      if (err instanceof ApiError && err.status === 401) {
+        signOut();
+        navigate('/login', { replace: true });
+        return;
+      }
+      setEnding(false);
+      notify.error('Could not sign out everywhere', errorMessage(err, 'Please try again'));
+      return;
+    }
+    signOut();
+    navigate('/login', { replace: true });
+  };
+  return (
+    <Card withBorder padding="md" maw={480}>
+      <Stack gap="xs">
+        <Text fw={500}>Sessions</Text>
+        <Text size="sm" c="dimmed">
+          Signs out every browser and device signed in to your account, this one included.
+        </Text>
+        <Group>
+          <Button variant="light" color="red" loading={ending} onClick={() => void endAll()}>
+            Sign out everywhere
+          </Button>
+        </Group>
+      </Stack>
+    </Card>
+  );
+}
+
 function SecurityTab() {
   const a = useSnapshot(account);
   const { user } = useSnapshot(session);
@@ -159,6 +201,7 @@ function SecurityTab() {
           </Group>
         </Stack>
       </form>
+      <SignOutEverywhere />
       <Card withBorder padding="md" maw={480}>
         <Switch
           id="two-factor"

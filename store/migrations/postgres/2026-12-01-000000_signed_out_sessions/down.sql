@@ -1,0 +1,1 @@
+DROP TABLE signed_out_sessions;
