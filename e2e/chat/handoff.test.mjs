@@ -100,6 +100,14 @@ for (const [mode, transports] of Object.entries(TRANSPORTS)) {
     assert.equal(reply.success, true);
     assert.equal(reply.agentConnected, true);
     await until(() => winner.seen("new-message", (p) => p.message.content === "My parcel is late").length, "visitor message at the agent");
+    // The widget's Retry after a lost ack: the same clientId gets the saved message back, once.
+    const once = await ack(v, "send-message", { sessionId, message: "Order 1234", clientId: "c0ffee" });
+    const resent = await ack(v, "send-message", { sessionId, message: "Order 1234", clientId: "c0ffee" });
+    assert.equal(resent.success, true);
+    assert.equal(resent.message._id, once.message._id, "a resend is not saved again");
+    await until(() => winner.seen("new-message", (p) => p.message.content === "Order 1234").length, "the resent message at the agent");
+    const rejoined = await ack(v, "join-session", { sessionId });
+    assert.equal(rejoined.messages.filter((m) => m.content === "Order 1234").length, 1, "the conversation holds it once");
     v.emit("typing", { sessionId, isTyping: true });
     await until(() => winner.seen("customer-typing", (p) => p.isTyping === true).length, "customer-typing");
     winner.emit("typing-start", { sessionId, isAgent: true });

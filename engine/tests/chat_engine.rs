@@ -23,6 +23,7 @@ macro_rules! on_both_backends {
 
 on_both_backends!(
     a_visitor_turn_is_saved_answered_and_streamed,
+    a_message_sent_again_with_its_client_id_is_saved_and_answered_once,
     handoff_take_race_live_messages_and_resolve,
     a_failing_or_slow_brain_gives_the_error_bubble_and_the_session_goes_on,
     roles_and_teams_are_enforced,
@@ -216,9 +217,47 @@ async fn join_team(w: &World, email: &str, name: &str, role: Role) -> Who {
 
 async fn say(w: &World, session: Option<&str>, text: &str) -> parley_engine::chat::TurnOutcome {
     w.engine
-        .visitor_message(VisitorMessage { bot_id: w.bot_id.clone(), session_id: session.map(str::to_string), text: text.into(), lead: None, ack_on_save: false })
+        .visitor_message(VisitorMessage { bot_id: w.bot_id.clone(), session_id: session.map(str::to_string), text: text.into(), lead: None, ack_on_save: false, client_id: None })
         .await
         .unwrap()
+}
+
+async fn a_message_sent_again_with_its_client_id_is_saved_and_answered_once(backend: Backend) {
+    let w = world(backend, Duration::from_secs(5)).await;
+    let sid = say(&w, None, "Hello").await.session_id;
+    let send = |text: &str, client_id: Option<&str>| {
+        w.engine.visitor_message(VisitorMessage {
+            bot_id: w.bot_id.clone(),
+            session_id: Some(sid.clone()),
+            text: text.into(),
+            ack_on_save: true,
+            client_id: client_id.map(str::to_string),
+            ..Default::default()
+        })
+    };
+    let first = send("Where is my parcel?", Some("c-1")).await.unwrap();
+    // The ack was lost; the widget's Retry sends it again with the same id.
+    let again = send("Where is my parcel?", Some("c-1")).await.unwrap();
+    assert_eq!(again.user_message.id, first.user_message.id, "the resend is answered with the message saved");
+    // The same words with another id (or none) are a new message.
+    let other = send("Where is my parcel?", Some("c-2")).await.unwrap();
+    assert_ne!(other.user_message.id, first.user_message.id);
+    let too_long = send("x", Some(&"c".repeat(65))).await;
+    assert!(matches!(too_long, Err(EngineError::Invalid(ref m)) if m.contains("clientId")), "{too_long:?}");
+
+    // Once the bot has answered both, the conversation holds each message once and one reply each.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let stored = w.store.messages(&sid, 0, 100).await.unwrap();
+        let asked = stored.iter().filter(|m| m.role == "user" && m.content == "Where is my parcel?").count();
+        let answered = stored.iter().filter(|m| m.role == "bot" && m.content.starts_with("echo: Where is my parcel?")).count();
+        if answered == 2 {
+            assert_eq!(asked, 2);
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{stored:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 async fn a_visitor_turn_is_saved_answered_and_streamed(backend: Backend) {
@@ -489,7 +528,7 @@ async fn limits_are_enforced_before_anything_is_saved(backend: Backend) {
     let long = "x".repeat(501);
     let err = w
         .engine
-        .visitor_message(VisitorMessage { bot_id: w.bot_id.clone(), session_id: None, text: long, lead: None, ack_on_save: false })
+        .visitor_message(VisitorMessage { bot_id: w.bot_id.clone(), session_id: None, text: long, lead: None, ack_on_save: false, client_id: None })
         .await
         .unwrap_err();
     assert_eq!(err.to_string(), "Message is too long (501 characters; the limit is 500)");
@@ -651,7 +690,7 @@ async fn a_member_who_cannot_keep_up_makes_new_messages_busy_not_lost(backend: B
     w.engine.connect(&slow);
     w.engine.join_session(&slow, &sid).await.unwrap();
 
-    let refused = w.engine.visitor_message(VisitorMessage { bot_id: w.bot_id.clone(), session_id: Some(sid.clone()), text: "one".into(), lead: None, ack_on_save: true }).await;
+    let refused = w.engine.visitor_message(VisitorMessage { bot_id: w.bot_id.clone(), session_id: Some(sid.clone()), text: "one".into(), lead: None, ack_on_save: true, client_id: None }).await;
     assert!(matches!(refused, Err(EngineError::Busy(ref m)) if m == parley_engine::chat::BUSY), "{refused:?}");
     let refused = w.engine.agent_message(&w.owner, &sid, "two").await;
     assert!(matches!(refused, Err(EngineError::Busy(_))), "{refused:?}");

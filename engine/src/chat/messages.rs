@@ -28,6 +28,8 @@ pub struct Member {
 #[rtype(result = "()")]
 pub struct VisitorSays {
     pub text: String,
+    /// The widget's own id for the message, so that a resend is not saved twice (`resends.rs`).
+    pub client_id: Option<String>,
     /// Answer as soon as the message is saved (the live channel), not after the bot's reply.
     pub ack_on_save: bool,
     pub reply: oneshot::Sender<Result<TurnOutcome, EngineError>>,

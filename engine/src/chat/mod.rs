@@ -11,6 +11,7 @@ pub mod events;
 pub mod messages;
 pub mod peers;
 pub mod registry;
+pub mod resends;
 pub mod service;
 pub mod session;
 pub mod types;

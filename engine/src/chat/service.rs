@@ -283,6 +283,9 @@ impl Engine {
         if let Some(lead) = &msg.lead {
             crate::leads::check_details(lead).map_err(EngineError::Invalid)?;
         }
+        if msg.client_id.as_ref().is_some_and(|id| id.chars().count() > super::resends::CLIENT_ID_CHARS) {
+            return Err(EngineError::Invalid(format!("clientId is too long (the limit is {} characters)", super::resends::CLIENT_ID_CHARS)));
+        }
         let (session_id, known) = match &msg.session_id {
             Some(id) => {
                 let (addr, bot_id) = self.registry.session(id).await?;
@@ -314,11 +317,12 @@ impl Engine {
         }
         self.touch_bot(&bot.id).await?;
         let ack_on_save = msg.ack_on_save;
+        let client_id = msg.client_id.clone();
         let started_here = msg.session_id.is_none() && !msg.lead.as_ref().is_some_and(parley_store::leads::has_contact);
         let outcome = self
             .tell_session(&session_id, known, || {
                 let (tx, rx) = oneshot::channel();
-                (VisitorSays { text: text.clone(), ack_on_save, reply: tx }, rx)
+                (VisitorSays { text: text.clone(), client_id: client_id.clone(), ack_on_save, reply: tx }, rx)
             })
             .await;
         if started_here && matches!(outcome, Err(EngineError::Busy(_))) {

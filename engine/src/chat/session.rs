@@ -24,6 +24,7 @@ use super::brain::{Brain, ReplyRequest};
 use super::events::{Outgoing, ServerEvent};
 use super::messages::{AgentAssigned, AgentSays, Join, Leave, Member, Reload, Requeued, RequestSupport, Resolve, Tell, Typing, VisitorSays};
 use super::peers::Peers;
+use super::resends::{Resends, Seen};
 use super::types::{ConnId, EngineError, SupportAsked, TurnOutcome, ALREADY_RESOLVED, BUSY};
 use super::ERROR_REPLY;
 
@@ -89,6 +90,8 @@ pub struct SessionActor {
     last_activity: Instant,
     reply_timeout: Duration,
     history_limit: i64,
+    /// The latest visitor messages' client ids, so that a resend is not saved twice.
+    resends: Resends,
 }
 
 const IDLE_CHECK: Duration = Duration::from_secs(30);
@@ -112,6 +115,7 @@ impl SessionActor {
             last_activity: Instant::now(),
             reply_timeout,
             history_limit: 100,
+            resends: Resends::default(),
         }
     }
 
@@ -270,14 +274,23 @@ impl SessionActor {
     /// agent who has the conversation or queued for the bot.
     fn visitor_says(&mut self, ctx: &mut Context<Self>, msg: VisitorSays) {
         let text = msg.text.clone();
+        if let Some(id) = &msg.client_id {
+            self.resends.saving(id);
+        }
         self.save(ctx, NewMessage::simple(Role::User, text), move |act, ctx, saved| {
             let saved = match saved {
                 Ok(saved) => saved,
                 Err(e) => {
+                    if let Some(id) = &msg.client_id {
+                        act.resends.failed(id);
+                    }
                     let _ = msg.reply.send(Err(e));
                     return;
                 }
             };
+            if let Some(id) = &msg.client_id {
+                act.resends.saved(id, saved.clone());
+            }
             let view = saved.clone();
             act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: view.clone() });
             if act.mode != Mode::Bot {
@@ -322,6 +335,20 @@ impl Handler<VisitorSays> for SessionActor {
 
     fn handle(&mut self, msg: VisitorSays, ctx: &mut Self::Context) {
         self.last_activity = Instant::now();
+        // A resend of a message already saved gets that message back, as its first send's
+        // lost ack would have; one still being saved is asked to come back a moment later.
+        match msg.client_id.as_deref().map(|id| self.resends.seen(id)) {
+            Some(Seen::Saved(message)) => {
+                let agent_connected = matches!(self.mode, Mode::WithAgent { .. });
+                let _ = msg.reply.send(Ok(TurnOutcome { session_id: self.id.clone(), user_message: message, reply: None, agent_connected, offer_handoff: false }));
+                return;
+            }
+            Some(Seen::Saving) => {
+                let _ = msg.reply.send(Err(EngineError::Busy(BUSY.into())));
+                return;
+            }
+            Some(Seen::New) | None => {}
+        }
         if let Err(busy) = self.admit() {
             let _ = msg.reply.send(Err(busy));
             return;

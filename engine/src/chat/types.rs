@@ -99,6 +99,9 @@ pub struct VisitorMessage {
     pub lead: Option<CustomerInfo>,
     /// Return once the message is saved; the reply follows as a `new-message` event.
     pub ack_on_save: bool,
+    /// The client's id for the message: a resend with the same id in the same session is
+    /// answered with the message saved the first time (see `resends.rs`).
+    pub client_id: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -186,6 +186,10 @@ struct SendMessage {
     /// The same as `message`, by its other name.
     #[serde(default)]
     text: Option<String>,
+    /// The widget's id for this message: sent again (Retry) with the same id, it is not saved
+    /// twice.
+    #[serde(default)]
+    client_id: Option<String>,
 }
 
 async fn send_message(cx: Cx, Args(a): Args<SendMessage>) -> Result<Reply, EngineError> {
@@ -200,7 +204,7 @@ async fn send_message(cx: Cx, Args(a): Args<SendMessage>) -> Result<Reply, Engin
             let bot = engine.bot_info(bot_id).await?;
             crate::visitor_guard::check(&cx.state, &bot, None, Some(&session_id))?;
             let outcome = engine
-                .visitor_message(VisitorMessage { bot_id: bot_id.clone(), session_id: Some(session_id), text, lead: None, ack_on_save: true })
+                .visitor_message(VisitorMessage { bot_id: bot_id.clone(), session_id: Some(session_id), text, lead: None, ack_on_save: true, client_id: a.client_id })
                 .await?;
             Ok(Reply::Message { message: outcome.user_message, agent_connected: Some(outcome.agent_connected) })
         }

@@ -363,6 +363,15 @@ describe('the visitor chat', () => {
     });
     const sent = server.emitted.filter(([e, p]) => e === 'send-message' && p.message === 'where is my parcel?');
     expect(sent).toHaveLength(2);
+    // Sent again under its own id, so a first send that did arrive is not saved twice.
+    expect(sent[0][1].clientId).toMatch(/^[0-9a-f]{32}$/);
+    expect(sent[1][1].clientId).toBe(sent[0][1].clientId);
+    server.push('new-message', { sessionId: 's1', message: server.msg('bot', 'It is on its way.') });
+    await type('thanks');
+    const thanks = server.emitted.find(([e, p]) => e === 'send-message' && p.message === 'thanks');
+    expect(thanks).toBeDefined();
+    expect(thanks![1].clientId).toMatch(/^[0-9a-f]{32}$/);
+    expect(thanks![1].clientId).not.toBe(sent[0][1].clientId);
     // Once, in its place as the latest message, the server's copy.
     expect(screen.getAllByText('where is my parcel?')).toHaveLength(1);
     expect(screen.getByText('where is my parcel?').closest('article')).not.toHaveClass('failed');

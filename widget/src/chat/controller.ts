@@ -36,6 +36,18 @@ export interface ChatMessage {
    * (a rejoin's history, or its own echo) replaces it.
    */
   failed?: boolean;
+  /** The visitor's message's own id, sent with it: a Retry with it is never saved twice. */
+  clientId?: string;
+}
+
+/**
+ * A fresh id for a visitor's message. `crypto.getRandomValues` works on plain-http pages too,
+ * where `crypto.randomUUID` does not exist.
+ */
+export function newClientId(): string {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 export type Mode = 'bot' | 'waiting' | 'agent';
@@ -461,8 +473,8 @@ export class ChatController {
   }
 
   /** Sends the visitor's message (already checked by the composer's rules). */
-  async send(text: string, lead?: Partial<ContactDetails>): Promise<void> {
-    const local: ChatMessage = { id: `local-${++localIds}`, role: 'user', content: text, local: true };
+  async send(text: string, lead?: Partial<ContactDetails>, clientId: string = newClientId()): Promise<void> {
+    const local: ChatMessage = { id: `local-${++localIds}`, role: 'user', content: text, local: true, clientId };
     // The bot answers until an agent has taken the conversation, also while one is awaited.
     const awaitsReply = this.state.mode !== 'agent';
     if (awaitsReply) this.sentAt = Date.now();
@@ -472,7 +484,7 @@ export class ChatController {
       return;
     }
     try {
-      const ack = await this.live!.emit('send-message', { sessionId: this.state.sessionId, message: text });
+      const ack = await this.live!.emit('send-message', { sessionId: this.state.sessionId, message: text, clientId });
       if (ack.success === true) {
         this.settle(local.id, toMessage(ack.message));
         if (ack.agentConnected === true) this.set({ pending: false });
@@ -493,7 +505,8 @@ export class ChatController {
     const m = this.state.messages.find((x) => x.id === id && x.failed);
     if (!m || this.state.pending) return;
     this.dropLocal(id);
-    await this.send(m.content);
+    // Its first send may have arrived with only the ack lost: the same id gets that copy back.
+    await this.send(m.content, undefined, m.clientId);
   }
 
   private dropLocal(id: string) {

@@ -56,7 +56,7 @@ pub async fn send(state: web::Data<AppState>, req: HttpRequest, body: web::Json<
     }
     let outcome = state
         .engine
-        .visitor_message(VisitorMessage { bot_id: body.bot_id.clone(), session_id, text: body.message, lead: body.lead_data, ack_on_save: false })
+        .visitor_message(VisitorMessage { bot_id: body.bot_id.clone(), session_id, text: body.message, lead: body.lead_data, ack_on_save: false, client_id: None })
         .await?;
     let token = state.tokens.issue(&outcome.session_id, "visitor", Some(&body.bot_id))?;
     let ai_response = outcome.reply.as_ref().map(|r| r.content.as_str());
