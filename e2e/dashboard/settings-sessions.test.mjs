@@ -241,8 +241,12 @@ test("a changed password is needed at the next sign-in", { skip }, async () => {
   await page.getByText("Use your new password next time you sign in").waitFor();
   assert.equal(await page.getByRole("switch", { name: /Two-Factor Authentication/ }).isDisabled(), true);
 
+  const token = await page.evaluate(() => localStorage.getItem("authToken"));
+  assert.equal((await api(server.base, "GET", "/api/me", { token })).status, 200);
   await page.getByRole("button", { name: "Sign Out" }).click();
   await page.waitForURL("**/login");
+  // Signed out on the server too: the token the page held no longer works, even copied.
+  await until(async () => (await api(server.base, "GET", "/api/me", { token })).status === 401, "the signed-out token refused");
   const old = await api(server.base, "POST", "/api/auth/login", { body: { email: EMAIL, password: "password123" } });
   assert.equal(old.status, 401);
   await page.getByLabel(/^Email/).fill(EMAIL);

@@ -121,7 +121,7 @@ describe('Settings screen', () => {
     render(<AccountSettings />);
     const u = userEvent.setup();
     await u.click(screen.getByRole('tab', { name: 'Security' }));
-    await u.click(screen.getByRole('button', { name: 'Sign out everywhere' }));
+    await u.click(screen.getByRole('button', { name: 'End all sessions' }));
     await waitFor(() => expect(session.token).toBeNull());
     const call = calls.find((c) => c.path === '/api/auth/logout-everywhere');
     expect(call?.method).toBe('POST');
@@ -136,7 +136,7 @@ describe('Settings screen', () => {
     render(<AccountSettings />);
     const u = userEvent.setup();
     await u.click(screen.getByRole('tab', { name: 'Security' }));
-    await u.click(screen.getByRole('button', { name: 'Sign out everywhere' }));
+    await u.click(screen.getByRole('button', { name: 'End all sessions' }));
     await waitFor(() => expect(session.token).toBeNull());
   });
 
@@ -148,7 +148,7 @@ describe('Settings screen', () => {
     render(<AccountSettings />);
     const u = userEvent.setup();
     await u.click(screen.getByRole('tab', { name: 'Security' }));
-    await u.click(screen.getByRole('button', { name: 'Sign out everywhere' }));
+    await u.click(screen.getByRole('button', { name: 'End all sessions' }));
     await screen.findByText('The database is busy');
     expect(session.token).toBe('tok');
   });

@@ -122,7 +122,7 @@ function SignOutEverywhere() {
         return;
       }
       setEnding(false);
-      notify.error('Could not sign out everywhere', errorMessage(err, 'Please try again'));
+      notify.error('Could not end all sessions', errorMessage(err, 'Please try again'));
       return;
     }
     signOut();
@@ -137,7 +137,7 @@ function SignOutEverywhere() {
         </Text>
         <Group>
           <Button variant="light" color="red" loading={ending} onClick={() => void endAll()}>
-            Sign out everywhere
+            End all sessions
           </Button>
         </Group>
       </Stack>
