@@ -242,6 +242,10 @@ async fn a_message_sent_again_with_its_client_id_is_saved_and_answered_once(back
     // The same words with another id (or none) are a new message.
     let other = send("Where is my parcel?", Some("c-2")).await.unwrap();
     assert_ne!(other.user_message.id, first.user_message.id);
+    // An id reused for other words (a careless client) loses nothing: a new message.
+    let reused = send("Thanks", Some("c-1")).await.unwrap();
+    assert_ne!(reused.user_message.id, first.user_message.id);
+    assert_eq!(reused.user_message.content, "Thanks");
     let too_long = send("x", Some(&"c".repeat(65))).await;
     assert!(matches!(too_long, Err(EngineError::Invalid(ref m)) if m.contains("clientId")), "{too_long:?}");
 

@@ -25,38 +25,47 @@ pub enum Seen {
     Saved(Arc<ChatMessage>),
 }
 
+struct Sent {
+    client_id: String,
+    text: String,
+    saved: Option<Arc<ChatMessage>>,
+}
+
 #[derive(Default)]
 pub struct Resends {
-    latest: VecDeque<(String, Option<Arc<ChatMessage>>)>,
+    latest: VecDeque<Sent>,
 }
 
 impl Resends {
-    pub fn seen(&self, client_id: &str) -> Seen {
-        match self.latest.iter().find(|(id, _)| id == client_id) {
+    /// What became of `text` sent before under `client_id`. Other words under a known id are a
+    /// new message (a client reusing ids loses nothing it says).
+    pub fn seen(&self, client_id: &str, text: &str) -> Seen {
+        match self.latest.iter().find(|s| s.client_id == client_id && s.text == text) {
             None => Seen::New,
-            Some((_, None)) => Seen::Saving,
-            Some((_, Some(saved))) => Seen::Saved(saved.clone()),
+            Some(Sent { saved: None, .. }) => Seen::Saving,
+            Some(Sent { saved: Some(saved), .. }) => Seen::Saved(saved.clone()),
         }
     }
 
-    /// A message with this id is being saved.
-    pub fn saving(&mut self, client_id: &str) {
+    /// `text` is being saved under this id.
+    pub fn saving(&mut self, client_id: &str, text: &str) {
+        self.latest.retain(|s| s.client_id != client_id);
         if self.latest.len() >= REMEMBERED {
             self.latest.pop_front();
         }
-        self.latest.push_back((client_id.to_string(), None));
+        self.latest.push_back(Sent { client_id: client_id.to_string(), text: text.to_string(), saved: None });
     }
 
     /// It was saved as `message`.
     pub fn saved(&mut self, client_id: &str, message: Arc<ChatMessage>) {
-        if let Some(entry) = self.latest.iter_mut().find(|(id, _)| id == client_id) {
-            entry.1 = Some(message);
+        if let Some(sent) = self.latest.iter_mut().find(|s| s.client_id == client_id) {
+            sent.saved = Some(message);
         }
     }
 
     /// It was not saved: a resend is a first send again.
     pub fn failed(&mut self, client_id: &str) {
-        self.latest.retain(|(id, _)| id != client_id);
+        self.latest.retain(|s| s.client_id != client_id);
     }
 }
 
@@ -85,18 +94,20 @@ mod tests {
     #[test]
     fn remembers_the_latest_ids_and_what_became_of_them() {
         let mut r = Resends::default();
-        assert!(matches!(r.seen("a"), Seen::New));
-        r.saving("a");
-        assert!(matches!(r.seen("a"), Seen::Saving));
+        assert!(matches!(r.seen("a", "hi"), Seen::New));
+        r.saving("a", "hi");
+        assert!(matches!(r.seen("a", "hi"), Seen::Saving));
         r.saved("a", message("m1"));
-        assert!(matches!(r.seen("a"), Seen::Saved(m) if m.id == "m1"));
-        r.saving("b");
+        assert!(matches!(r.seen("a", "hi"), Seen::Saved(m) if m.id == "m1"));
+        assert!(matches!(r.seen("a", "other words"), Seen::New), "an id reused for other words is a new message");
+        r.saving("b", "x");
         r.failed("b");
-        assert!(matches!(r.seen("b"), Seen::New), "a failed save can be sent again");
+        assert!(matches!(r.seen("b", "x"), Seen::New), "a failed save can be sent again");
         for i in 0..REMEMBERED {
-            r.saving(&format!("x{i}"));
+            r.saving(&format!("x{i}"), "x");
         }
-        assert!(matches!(r.seen("a"), Seen::New), "the oldest is forgotten past the bound");
-        assert!(matches!(r.seen(&format!("x{}", REMEMBERED - 1)), Seen::Saving));
+        assert!(matches!(r.seen("a", "hi"), Seen::New), "the oldest is forgotten past the bound");
+        assert!(matches!(r.seen(&format!("x{}", REMEMBERED - 1), "x"), Seen::Saving));
+        assert_eq!(r.latest.len(), REMEMBERED);
     }
 }

@@ -275,7 +275,7 @@ impl SessionActor {
     fn visitor_says(&mut self, ctx: &mut Context<Self>, msg: VisitorSays) {
         let text = msg.text.clone();
         if let Some(id) = &msg.client_id {
-            self.resends.saving(id);
+            self.resends.saving(id, &msg.text);
         }
         self.save(ctx, NewMessage::simple(Role::User, text), move |act, ctx, saved| {
             let saved = match saved {
@@ -337,7 +337,7 @@ impl Handler<VisitorSays> for SessionActor {
         self.last_activity = Instant::now();
         // A resend of a message already saved gets that message back, as its first send's
         // lost ack would have; one still being saved is asked to come back a moment later.
-        match msg.client_id.as_deref().map(|id| self.resends.seen(id)) {
+        match msg.client_id.as_deref().map(|id| self.resends.seen(id, &msg.text)) {
             Some(Seen::Saved(message)) => {
                 let agent_connected = matches!(self.mode, Mode::WithAgent { .. });
                 let _ = msg.reply.send(Ok(TurnOutcome { session_id: self.id.clone(), user_message: message, reply: None, agent_connected, offer_handoff: false }));

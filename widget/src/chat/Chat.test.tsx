@@ -24,6 +24,15 @@ function fakeServer(theme: Record<string, unknown> = {}) {
           throw new Error('operation has timed out');
         }
         const text = String((payload as { message: string }).message);
+        const clientId = (payload as { clientId?: string }).clientId;
+        const earlier = clientId ? server.savedByClientId.get(clientId) : undefined;
+        if (earlier) return { success: true, agentConnected: false, message: earlier };
+        if (server.acksLost > 0) {
+          // Saved, but the ack (and the echo) never reach the page.
+          server.acksLost--;
+          if (clientId) server.savedByClientId.set(clientId, msg('user', text));
+          throw new Error('operation has timed out');
+        }
         if (text.length > 500) return { success: false, error: 'Message is too long (501 characters; the limit is 500)' };
         const saved = msg('user', text);
         server.push('new-message', { sessionId: 's1', message: saved });
@@ -58,6 +67,10 @@ function fakeServer(theme: Record<string, unknown> = {}) {
     msg,
     /** What `join-session` answers: the messages and the session as the server has them. */
     joinAck: { success: true, messages: [], session: {} } as Record<string, unknown>,
+    /** How many coming `send-message`s are saved but their ack is lost. */
+    acksLost: 0,
+    /** What each client id was saved as (a resend gets it back, as the server does). */
+    savedByClientId: new Map<string, ReturnType<typeof msg>>(),
     /** How many coming `join-session`s the server is too busy for. */
     joinsBusy: 0,
     /** How many coming `send-message`s get no answer (the ack times out). */
@@ -74,6 +87,9 @@ function fakeServer(theme: Record<string, unknown> = {}) {
       act(() => refused?.());
     },
     push(event: string, payload: Record<string, unknown>) {
+      // The server's numbering goes on from any message a test makes up.
+      const pushedSeq = (payload.message as { seq?: unknown } | undefined)?.seq;
+      if (typeof pushedSeq === 'number' && pushedSeq > seq) seq = pushedSeq;
       act(() => (handlers.get(event) ?? []).forEach((h) => h(payload)));
     },
   };
@@ -392,6 +408,24 @@ describe('the visitor chat', () => {
     expect(screen.getAllByRole('button', { name: 'Retry' })).toHaveLength(1);
   });
 
+  it('a Retry of a message that had arrived and been answered does not wait for another reply', async () => {
+    const server = await openChat();
+    await type('hello');
+    server.acksLost = 1;
+    await type('is it in stock?');
+    // Its reply came while the page was away; the page has it but not its own message's copy.
+    server.push('new-message', { sessionId: 's1', message: server.msg('bot', 'Yes, 4 left.') });
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
+      await vi.advanceTimersByTimeAsync(1);
+    });
+    expect(screen.getAllByText('is it in stock?')).toHaveLength(1);
+    expect(screen.queryByRole('status', { name: 'Assistant is typing' })).toBeNull();
+    expect(screen.getByRole('button', { name: 'Send message' })).toBeInTheDocument();
+    fireEvent.input(box(), { target: { value: 'thanks' } });
+    expect(screen.getByRole('button', { name: 'Send message' })).toBeEnabled();
+  });
+
   it('drops the not-sent mark when the rejoin shows the message did arrive', async () => {
     const server = await openChat();
     await type('hello');
@@ -531,7 +565,7 @@ describe('the visitor chat', () => {
     expect(screen.getByRole('status', { name: 'Assistant is typing' })).toBeInTheDocument();
     server.joinAck = { success: true, messages: [{ _id: 'b2', seq: 12, role: 'bot', content: 'The missed reply.' }], session: {} };
     await server.reconnect();
-    expect(server.emitted.at(-1)).toEqual(['join-session', { sessionId: 's1', afterSeq: 10 }]);
+    expect(server.emitted.at(-1)).toEqual(['join-session', { sessionId: 's1', afterSeq: 11 }]); // after 'second', seq 11
     expect(screen.getByText('The missed reply.')).toBeInTheDocument();
     expect(screen.queryByRole('status', { name: 'Assistant is typing' })).toBeNull();
     await type('third');

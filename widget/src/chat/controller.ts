@@ -487,7 +487,11 @@ export class ChatController {
       const ack = await this.live!.emit('send-message', { sessionId: this.state.sessionId, message: text, clientId });
       if (ack.success === true) {
         this.settle(local.id, toMessage(ack.message));
-        if (ack.agentConnected === true) this.set({ pending: false });
+        // A resend whose first send was saved earlier, with messages since (its reply, or an
+        // agent's): no reply to it is coming now.
+        const seq = (ack.message as { seq?: unknown } | undefined)?.seq;
+        const answered = typeof seq === 'number' && seq < this.lastSeq;
+        if (ack.agentConnected === true || answered) this.set({ pending: false });
       } else if (ack.error === BUSY) {
         this.markFailed([local.id]);
       } else {
