@@ -249,6 +249,16 @@ async fn a_message_sent_again_with_its_client_id_is_saved_and_answered_once(back
     let too_long = send("x", Some(&"c".repeat(65))).await;
     assert!(matches!(too_long, Err(EngineError::Invalid(ref m)) if m.contains("clientId")), "{too_long:?}");
 
+    // A member's Send pressed again after no ack came: the message saved first, once.
+    let agent = w.engine.agent_message(&w.owner, &sid, "It left yesterday", Some("d-1")).await.unwrap();
+    let again = w.engine.agent_message(&w.owner, &sid, "It left yesterday", Some("d-1")).await.unwrap();
+    assert_eq!(again.id, agent.id);
+    // Ids are the sender's own: a visitor using the member's id and words says something new.
+    let visitor = send("It left yesterday", Some("d-1")).await.unwrap();
+    assert_ne!(visitor.user_message.id, agent.id);
+    let stored = w.store.messages(&sid, 0, 100).await.unwrap();
+    assert_eq!(stored.iter().filter(|m| m.role == "agent" && m.content == "It left yesterday").count(), 1);
+
     // Once the bot has answered both, the conversation holds each message once and one reply each.
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     loop {
@@ -351,7 +361,7 @@ async fn handoff_take_race_live_messages_and_resolve(backend: Backend) {
     assert!(outcome.agent_connected && outcome.reply.is_none());
     winner.wait_for("customer-message", 1).await;
     w.engine.join_session(&winner.conn, &sid).await.unwrap();
-    w.engine.agent_message(winner_who, &sid, "Yes, I am!").await.unwrap();
+    w.engine.agent_message(winner_who, &sid, "Yes, I am!", None).await.unwrap();
     visitor.wait_until("new-message", |m| m["message"]["content"] == "Yes, I am!" && m["message"]["isAgent"] == true).await;
     w.engine.typing(&visitor.conn.who, &sid, true).await.unwrap();
     winner.wait_for("customer-typing", 1).await;
@@ -393,7 +403,7 @@ async fn roles_and_teams_are_enforced(backend: Backend) {
     w.engine.request_support(&Who::Visitor { session_id: sid.clone(), bot_id: w.bot_id.clone() }, &sid, "", CustomerInfo::default()).await.unwrap();
     assert!(matches!(w.engine.take_session(&viewer, &sid).await, Err(EngineError::Forbidden(_))));
     assert!(matches!(w.engine.take_session(&outsider, &sid).await, Err(EngineError::NotFound(_))));
-    assert!(matches!(w.engine.agent_message(&viewer, &sid, "hi").await, Err(EngineError::Forbidden(_))));
+    assert!(matches!(w.engine.agent_message(&viewer, &sid, "hi", None).await, Err(EngineError::Forbidden(_))));
     let other_visitor = Who::Visitor { session_id: "someone-else".into(), bot_id: w.bot_id.clone() };
     assert!(matches!(w.engine.typing(&other_visitor, &sid, true).await, Err(EngineError::NotFound(_))));
     let c = client(&w.engine, outsider.clone());
@@ -650,7 +660,7 @@ async fn a_removed_member_loses_live_access_at_once(backend: Backend) {
     w.store.remove_member(&w.bot_id, &member.id).await.unwrap();
     w.engine.member_removed(&w.bot_id, &ann_id);
     assert_eq!(w.engine.agents_online(&w.bot_id), 0, "she is no longer an online agent of the bot");
-    let refused = w.engine.agent_message(&ann, &sid, "still here?").await;
+    let refused = w.engine.agent_message(&ann, &sid, "still here?", None).await;
     assert!(matches!(refused, Err(EngineError::NotFound(_))), "{refused:?}");
     assert!(w.engine.join_as_agent(&a.conn, &w.bot_id).await.is_err());
     let before = a.log.lock().unwrap().len();
@@ -696,7 +706,7 @@ async fn a_member_who_cannot_keep_up_makes_new_messages_busy_not_lost(backend: B
 
     let refused = w.engine.visitor_message(VisitorMessage { bot_id: w.bot_id.clone(), session_id: Some(sid.clone()), text: "one".into(), lead: None, ack_on_save: true, client_id: None }).await;
     assert!(matches!(refused, Err(EngineError::Busy(ref m)) if m == parley_engine::chat::BUSY), "{refused:?}");
-    let refused = w.engine.agent_message(&w.owner, &sid, "two").await;
+    let refused = w.engine.agent_message(&w.owner, &sid, "two", None).await;
     assert!(matches!(refused, Err(EngineError::Busy(_))), "{refused:?}");
     let saved = w.store.messages(&sid, 0, 100).await.unwrap();
     assert!(!saved.iter().any(|m| m.content == "one" || m.content == "two"), "a refused message is not saved: {saved:?}");
@@ -704,7 +714,7 @@ async fn a_member_who_cannot_keep_up_makes_new_messages_busy_not_lost(backend: B
     room.store(true, std::sync::atomic::Ordering::SeqCst);
     let outcome = say(&w, Some(&sid), "one").await;
     assert!(outcome.agent_connected);
-    w.engine.agent_message(&w.owner, &sid, "two").await.unwrap();
+    w.engine.agent_message(&w.owner, &sid, "two", None).await.unwrap();
     agent.wait_until("new-message", |m| m["message"]["content"] == "two").await;
     for text in ["one", "two"] {
         let delivered = log.lock().unwrap().iter().any(|(n, p)| n == "new-message" && p["message"]["content"] == text);

@@ -74,6 +74,8 @@ pub struct AgentAssigned {
 #[rtype(result = "()")]
 pub struct AgentSays {
     pub message: NewMessage,
+    /// The dashboard's own id for the message, so that a resend is not saved twice.
+    pub client_id: Option<String>,
     pub reply: oneshot::Sender<Result<Arc<ChatMessage>, EngineError>>,
 }
 

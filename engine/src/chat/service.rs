@@ -283,9 +283,8 @@ impl Engine {
         if let Some(lead) = &msg.lead {
             crate::leads::check_details(lead).map_err(EngineError::Invalid)?;
         }
-        if msg.client_id.as_ref().is_some_and(|id| id.chars().count() > super::resends::CLIENT_ID_CHARS) {
-            return Err(EngineError::Invalid(format!("clientId is too long (the limit is {} characters)", super::resends::CLIENT_ID_CHARS)));
-        }
+        // Kept apart from the members' ids of the same conversation.
+        let client_id = msg.client_id.as_deref().map(|id| Self::checked_client_id(id).map(|id| format!("visitor {id}"))).transpose()?;
         let (session_id, known) = match &msg.session_id {
             Some(id) => {
                 let (addr, bot_id) = self.registry.session(id).await?;
@@ -317,7 +316,6 @@ impl Engine {
         }
         self.touch_bot(&bot.id).await?;
         let ack_on_save = msg.ack_on_save;
-        let client_id = msg.client_id.clone();
         let started_here = msg.session_id.is_none() && !msg.lead.as_ref().is_some_and(parley_store::leads::has_contact);
         let outcome = self
             .tell_session(&session_id, known, || {
@@ -329,6 +327,14 @@ impl Engine {
             self.undo_new_session(&bot, &session_id).await;
         }
         outcome
+    }
+
+    /// A client's id for its message, if it is not too long (it is the client's to choose).
+    fn checked_client_id(id: &str) -> Result<&str, EngineError> {
+        if id.chars().count() > super::resends::CLIENT_ID_CHARS {
+            return Err(EngineError::Invalid(format!("clientId is too long (the limit is {} characters)", super::resends::CLIENT_ID_CHARS)));
+        }
+        Ok(id)
     }
 
     /// A conversation whose first message was refused as busy never started: the client retries
@@ -610,7 +616,9 @@ impl Engine {
     }
 
     /// `send-message` from a member: saved, then shown to the session.
-    pub async fn agent_message(&self, who: &Who, session_id: &str, text: &str) -> Result<Arc<ChatMessage>, EngineError> {
+    /// An agent's message; `client_id` is the dashboard's id for it (a resend with the same id
+    /// and words gets the message saved first, see `resends.rs`).
+    pub async fn agent_message(&self, who: &Who, session_id: &str, text: &str, client_id: Option<&str>) -> Result<Arc<ChatMessage>, EngineError> {
         let Who::Member { user_id, name } = who else {
             return Err(EngineError::Forbidden("Visitors send messages through the chat".into()));
         };
@@ -623,6 +631,7 @@ impl Engine {
         if text.chars().count() > AGENT_TEXT_CHARS {
             return Err(EngineError::Invalid(format!("Message is too long (the limit is {AGENT_TEXT_CHARS} characters)")));
         }
+        let client_id = client_id.map(|id| Self::checked_client_id(id).map(|id| format!("member {user_id} {id}"))).transpose()?;
         let message = NewMessage {
             role: MessageRole::Agent,
             content: text.to_string(),
@@ -634,7 +643,7 @@ impl Engine {
         };
         self.tell_session(session_id, Some(addr), || {
             let (tx, rx) = oneshot::channel();
-            (AgentSays { message: message.clone(), reply: tx }, rx)
+            (AgentSays { message: message.clone(), client_id: client_id.clone(), reply: tx }, rx)
         })
         .await
     }

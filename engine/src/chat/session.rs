@@ -260,9 +260,18 @@ impl SessionActor {
         });
     }
 
-    /// Saves `message`, then shows it to the session. Replies with the saved message.
-    fn save_and_show(&mut self, ctx: &mut Context<Self>, message: NewMessage, reply: oneshot::Sender<Result<Arc<ChatMessage>, EngineError>>) {
+    /// Saves `message`, then shows it to the session. Replies with the saved message; with the
+    /// sender's `client_id` for it, a resend gets that message back (see `resends.rs`).
+    fn save_and_show(&mut self, ctx: &mut Context<Self>, message: NewMessage, client_id: Option<String>, reply: oneshot::Sender<Result<Arc<ChatMessage>, EngineError>>) {
+        if let Some(id) = &client_id {
+            self.resends.saving(id, &message.content);
+        }
         self.save(ctx, message, move |act, _, saved| {
+            match (&saved, &client_id) {
+                (Ok(m), Some(id)) => act.resends.saved(id, Arc::clone(m)),
+                (Err(_), Some(id)) => act.resends.failed(id),
+                _ => {}
+            }
             if let Ok(m) = &saved {
                 act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: Arc::clone(m) });
             }
@@ -490,11 +499,23 @@ impl Handler<AgentSays> for SessionActor {
 
     fn handle(&mut self, msg: AgentSays, ctx: &mut Self::Context) {
         self.last_activity = Instant::now();
+        // A resend (the agent pressed Send again after no ack came): the message saved first.
+        match msg.client_id.as_deref().map(|id| self.resends.seen(id, &msg.message.content)) {
+            Some(Seen::Saved(message)) => {
+                let _ = msg.reply.send(Ok(message));
+                return;
+            }
+            Some(Seen::Saving) => {
+                let _ = msg.reply.send(Err(EngineError::Busy(BUSY.into())));
+                return;
+            }
+            Some(Seen::New) | None => {}
+        }
         if let Err(busy) = self.admit() {
             let _ = msg.reply.send(Err(busy));
             return;
         }
-        self.save_and_show(ctx, msg.message, msg.reply);
+        self.save_and_show(ctx, msg.message, msg.client_id, msg.reply);
     }
 }
 

@@ -209,7 +209,7 @@ async fn send_message(cx: Cx, Args(a): Args<SendMessage>) -> Result<Reply, Engin
             Ok(Reply::Message { message: outcome.user_message, agent_connected: Some(outcome.agent_connected) })
         }
         who @ Who::Member { .. } => {
-            let message = engine.agent_message(who, &session_id, &text).await?;
+            let message = engine.agent_message(who, &session_id, &text, a.client_id.as_deref()).await?;
             Ok(Reply::Message { message, agent_connected: None })
         }
     }

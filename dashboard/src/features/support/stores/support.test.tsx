@@ -173,9 +173,25 @@ describe('support store with the live channel', () => {
     const saved = { _id: 'm1', seq: 1, role: 'agent', content: 'hi', timestamp: '2026-01-01T00:00:01Z' };
     acks['send-message'] = () => ({ success: true, message: saved });
     expect(await sendMessage('  hi ')).toBe(true);
-    expect(emitted.find((e) => e.event === 'send-message')?.payload).toEqual({ sessionId: 's1', message: 'hi' });
+    expect(emitted.find((e) => e.event === 'send-message')?.payload).toEqual({ sessionId: 's1', message: 'hi', clientId: expect.stringMatching(/^[0-9a-f]{32}$/) });
     fire('new-message', { sessionId: 's1', message: saved });
     expect(support.messages).toHaveLength(1);
+  });
+
+  it('sends the same words again under the same id after no good answer, and new words under a new one', async () => {
+    startDashboard();
+    acks['join-session'] = () => ({ success: true, session: session('s1'), messages: [] });
+    await selectSession('s1');
+    acks['send-message'] = () => ({ success: false, error: 'operation has timed out' });
+    expect(await sendMessage('On its way')).toBe(false);
+    const saved = { _id: 'm2', seq: 2, role: 'agent', content: 'On its way', timestamp: '2026-01-01T00:00:02Z' };
+    acks['send-message'] = () => ({ success: true, message: saved });
+    expect(await sendMessage(' On its way ')).toBe(true);
+    expect(await sendMessage('Anything else?')).toBe(true);
+    const ids = emitted.filter((e) => e.event === 'send-message').map((e) => e.payload.clientId);
+    expect(ids).toHaveLength(3);
+    expect(ids[1]).toBe(ids[0]);
+    expect(ids[2]).not.toBe(ids[0]);
   });
 
   it('typing is sent only when it changes', async () => {

@@ -370,14 +370,31 @@ export async function joinSession(sessionId: string): Promise<boolean> {
   }
 }
 
+/**
+ * The last reply whose send got no good answer. Sending the same words to the same conversation
+ * again reuses its id, so if the first did arrive (only the ack was lost) the server saves it
+ * once and hands that message back.
+ */
+let unsent: { sessionId: string; text: string; clientId: string } | null = null;
+
+function newClientId(): string {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
 export async function sendMessage(text: string): Promise<boolean> {
   const sessionId = support.selectedId;
   if (!sessionId || !canSend(text)) return false;
+  const message = text.trim();
+  const clientId = unsent && unsent.sessionId === sessionId && unsent.text === message ? unsent.clientId : newClientId();
   try {
-    const ack = await emitAck<{ success: boolean; message: ChatMessage }>('send-message', { sessionId, message: text.trim() });
+    const ack = await emitAck<{ success: boolean; message: ChatMessage }>('send-message', { sessionId, message, clientId });
+    unsent = null;
     if (ack.message) ev.applyNewMessage(support, { sessionId, message: ack.message });
     return true;
   } catch (err) {
+    unsent = { sessionId, text: message, clientId };
     notify.error('Message not sent', fail(err, 'Please try again.'));
     return false;
   }
