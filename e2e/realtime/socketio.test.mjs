@@ -162,6 +162,58 @@ describe("a server close during the switch to WebSocket", () => {
   });
 });
 
+// What one raw connection may not make the server hold or do (http/src/realtime/socketio/client.rs):
+// attachments for no connected socket, attachments past 1 MB, and CONNECT/DISCONNECT at wire speed.
+describe("limits of one connection", () => {
+  const rawSocket = async () => {
+    const ws = new WebSocket(`${server.url.replace("http", "ws")}/socket.io/?EIO=4&transport=websocket`);
+    const closed = new Promise((resolve) => ws.on("close", () => resolve(true)));
+    const texts = [];
+    ws.on("message", (data, isBinary) => {
+      if (!isBinary) texts.push(data.toString());
+    });
+    await once(ws, "open");
+    const connect = async () => {
+      const before = texts.filter((t) => t.startsWith("40")).length;
+      ws.send("40" + JSON.stringify({ token: "good", name: "ada" }));
+      for (let i = 0; i < 100 && texts.filter((t) => t.startsWith("40")).length === before; i++) await sleep(20);
+    };
+    const isClosed = () => Promise.race([closed, sleep(2000).then(() => false)]);
+    return { ws, texts, connect, isClosed };
+  };
+  const placeholder = (num) => ({ _placeholder: true, num });
+
+  it("closes a connection that sends attachments for no connected socket", async () => {
+    const raw = await rawSocket();
+    raw.ws.send("451-" + JSON.stringify(["echo", placeholder(0)]));
+    assert.equal(await raw.isClosed(), true);
+  });
+
+  it("closes a connection whose attachments pass 1 MB, and carries those under it", async () => {
+    const raw = await rawSocket();
+    await raw.connect();
+    raw.ws.send("451-" + JSON.stringify(["echo", placeholder(0)]));
+    raw.ws.send(Buffer.alloc(900_000, 7));
+    for (let i = 0; i < 100 && !raw.texts.some((t) => t.startsWith('451-["echo-back"')); i++) await sleep(20);
+    assert.ok(raw.texts.some((t) => t.startsWith('451-["echo-back"')), "900 KB of attachments are carried");
+    raw.ws.send("452-" + JSON.stringify(["echo", placeholder(0), placeholder(1)]));
+    raw.ws.send(Buffer.alloc(600_000, 1));
+    raw.ws.send(Buffer.alloc(600_000, 2));
+    assert.equal(await raw.isClosed(), true);
+  });
+
+  it("closes a connection that connects and disconnects over and over", async () => {
+    const raw = await rawSocket();
+    for (let i = 0; i < 16; i++) {
+      await raw.connect();
+      raw.ws.send("41");
+    }
+    assert.equal(raw.texts.filter((t) => t.startsWith("40{")).length, 16, "each of the first 16 CONNECTs is answered");
+    raw.ws.send("40" + JSON.stringify({ token: "good", name: "ada" }));
+    assert.equal(await raw.isClosed(), true);
+  });
+});
+
 // socket.io's connectTimeout: a connection that CONNECTs no namespace in time is closed (one
 // deadline queue per server, http/src/realtime/socketio/deadlines.rs); one that does stays.
 describe("connect timeout", () => {

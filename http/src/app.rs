@@ -147,6 +147,7 @@ impl Application {
             visitor_limiter,
             client_ip,
             new_conversations: crate::limits::NewConversations::from_settings(&state_realtime),
+            first_messages: Default::default(),
             mail,
             demo_bot,
         }));

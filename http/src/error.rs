@@ -108,6 +108,7 @@ impl From<StoreError> for ApiError {
             StoreError::Busy(message) => ApiError::unavailable(message),
             StoreError::Unavailable(message) => ApiError::unavailable(message),
             StoreError::Rejected(message) => ApiError::bad_request(message),
+            StoreError::Invalid(message) => ApiError::validation(message),
             other => ApiError::internal(other),
         }
     }

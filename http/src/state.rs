@@ -32,6 +32,8 @@ pub struct AppState {
     pub client_ip: crate::client_ip::ClientIp,
     /// Budgets for new conversations, per IP and per bot.
     pub new_conversations: crate::limits::NewConversations,
+    /// First messages of `POST /api/chat` by their client ids, so one sent again is answered once.
+    pub first_messages: crate::routes::chat::first_messages::FirstMessages,
     /// Mail to send (verification, invitations, resets, alerts) and links into this server.
     pub mail: crate::mail::Outbox,
     /// The landing page's demo bot (`crate::demo`); `None` with `PARLEY_DEMO_BOT=off`.

@@ -18,6 +18,7 @@ on_both_backends!(
     huge_page_numbers_give_an_empty_page,
     the_visitor_sees_their_session_without_the_teams_fields,
     without_a_bot_the_session_list_holds_every_bot_the_caller_works_on,
+    a_message_sent_again_with_its_client_id_is_saved_and_answered_once,
 );
 
 async fn visitor_chat_and_the_dashboards_session_calls(backend: parley_store::Backend) {
@@ -108,6 +109,11 @@ async fn visitor_chat_and_the_dashboards_session_calls(backend: parley_store::Ba
 
     // The status call resolves the same way as the resolve call (time, who, note), not by its status alone.
     let other = app.post_json("/api/chat", None, json!({"botId": bot, "message": "Something else"})).await.1["sessionId"].as_str().unwrap().to_string();
+    // A refused priority refuses the whole call: the session is not resolved on the way.
+    let (status, body) = app.put_json(&format!("/api/chat/session/{other}/status"), Some(&owner), json!({"status": "resolved", "priority": "critical"})).await;
+    assert_eq!((status, message(&body)), (StatusCode::UNPROCESSABLE_ENTITY, "Priority must be low, medium, high or urgent"));
+    let (_, one) = app.get(&format!("/api/chat/get-chat-session/{other}"), Some(&owner)).await;
+    assert_eq!((&one["session"]["status"], &one["session"]["resolvedAt"]), (&json!("active"), &json!(null)), "{one}");
     let (status, body) = app.put_json(&format!("/api/chat/session/{other}/status"), Some(&owner), json!({"status": "resolved", "priority": "high"})).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!((&body["session"]["status"], &body["session"]["priority"]), (&json!("resolved"), &json!("high")));
@@ -162,6 +168,10 @@ async fn new_conversations_from_one_address_have_a_budget(backend: parley_store:
     .await;
     let (owner, _) = app.signup("o@x.co").await;
     let bot = app.create_bot(&owner, "Budget").await;
+    // Refused messages start nothing, so they spend none of the budget.
+    for refused in [json!({"botId": bot, "message": "   "}), json!({"botId": bot, "message": "x".repeat(501)}), json!({"botId": bot, "message": "hi", "leadData": {"email": "nope"}})] {
+        assert_eq!(app.post_json("/api/chat", None, refused).await.0, StatusCode::UNPROCESSABLE_ENTITY);
+    }
     let mut open = Vec::new();
     for i in 0..3 {
         let (status, body) = app.post_json("/api/chat", None, json!({"botId": bot, "message": format!("hello {i}")})).await;
@@ -359,4 +369,53 @@ async fn without_a_bot_the_session_list_holds_every_bot_the_caller_works_on(back
     assert_eq!((status, empty["total"].clone(), empty["sessions"].clone()), (StatusCode::OK, json!(0), json!([])));
     let (status, _) = app.get("/api/sessions", None).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
+}
+
+/// A call whose response was lost is sent again with the same `clientId`: a first message gets
+/// the first call's answer (one conversation, answered once), a later one its saved copy. Other
+/// words, or the same words from another address, are another message.
+async fn a_message_sent_again_with_its_client_id_is_saved_and_answered_once(backend: parley_store::Backend) {
+    let app = TestApp::spawn_with(backend, |s| s.billing.default_plan = "enterprise".into()).await;
+    let (owner, _) = app.signup("o@x.co").await;
+    let bot = app.create_bot(&owner, "Once").await;
+    let send = |body: serde_json::Value, from: &'static str| {
+        let req = app.client.post(app.url("/api/chat")).header("X-Forwarded-For", from).json(&body);
+        async move {
+            let res = req.send().await.unwrap();
+            (res.status(), res.json::<serde_json::Value>().await.unwrap())
+        }
+    };
+    let first = json!({"botId": bot, "message": "Do you ship abroad?", "clientId": "c-1"});
+    let (status, a) = send(first.clone(), "198.51.100.7").await;
+    assert_eq!(status, StatusCode::OK, "{a}");
+    let (status, b) = send(first.clone(), "198.51.100.7").await;
+    assert_eq!(status, StatusCode::OK, "{b}");
+    assert_eq!(a, b, "the repeat gets the first answer: the same conversation, token and reply");
+    let sid = a["sessionId"].as_str().unwrap().to_string();
+    let token = a["visitorToken"].as_str().unwrap().to_string();
+    let (_, list) = app.get(&format!("/api/sessions?botId={bot}"), Some(&owner)).await;
+    assert_eq!((list["total"].clone(), list["sessions"][0]["messageCount"].clone()), (json!(1), json!(2)));
+
+    // The same id with other words, or from another address, is not the same message.
+    let (_, c) = send(json!({"botId": bot, "message": "Do you ship to Norway?", "clientId": "c-1"}), "198.51.100.7").await;
+    let (_, d) = send(first, "198.51.100.8").await;
+    assert_ne!(c["sessionId"], a["sessionId"]);
+    assert_ne!(d["sessionId"], a["sessionId"]);
+    assert_ne!(d["visitorToken"], a["visitorToken"], "another address never gets this conversation's token");
+
+    // A later message sent again is saved once.
+    let later = json!({"botId": bot, "sessionId": sid, "visitorToken": token, "message": "And to Chile?", "clientId": "c-2"});
+    let (status, e) = send(later.clone(), "198.51.100.7").await;
+    assert_eq!(status, StatusCode::OK, "{e}");
+    let (status, f) = send(later, "198.51.100.7").await;
+    assert_eq!(status, StatusCode::OK, "{f}");
+    assert_eq!(e["message"]["id"], f["message"]["id"]);
+    let (_, one) = app.get(&format!("/api/chat/get-chat-session/{sid}"), Some(&owner)).await;
+    let chile = one["session"]["messages"].as_array().unwrap().iter().filter(|m| m["content"] == "And to Chile?").count();
+    assert_eq!(chile, 1);
+
+    let (status, body) = send(json!({"botId": bot, "message": "hi", "clientId": "x".repeat(65)}), "198.51.100.7").await;
+    assert_eq!((status, message(&body)), (StatusCode::UNPROCESSABLE_ENTITY, "clientId is too long (the limit is 64 characters)"));
+    let (_, list) = app.get(&format!("/api/sessions?botId={bot}"), Some(&owner)).await;
+    assert_eq!(list["total"], 3, "three conversations: the first, the other words, the other address");
 }

@@ -146,7 +146,7 @@ async fn leads_are_searched_filtered_sorted_and_paged(backend: parley_store::Bac
 async fn each_role_does_what_spec_1_allows(backend: parley_store::Backend) {
     let app = TestApp::spawn_with(backend, |s| s.billing.default_plan = "enterprise".into()).await;
     let (owner, _) = app.signup("owner@x.co").await;
-    let (stranger, _) = app.signup("stranger@x.co").await;
+    let (stranger, stranger_id) = app.signup("stranger@x.co").await;
     let bot = app.create_bot(&owner, "Shop").await;
     let admin = app.member(&bot, "owner@x.co", "admin@x.co", Role::Admin).await;
     let editor = app.member(&bot, "owner@x.co", "editor@x.co", Role::Editor).await;
@@ -173,6 +173,15 @@ async fn each_role_does_what_spec_1_allows(backend: parley_store::Backend) {
     // Absent fields stay; null clears.
     let (_, kept) = app.put_json(&path, Some(&editor), json!({"phone": null})).await;
     assert_eq!((kept["lead"]["phone"].clone(), kept["lead"]["name"].as_str()), (json!(null), Some("Dee Dee")));
+    // The assignee leaves the team: the edit form, which sends the current assignee back, still
+    // saves; choosing someone off the team is still refused.
+    let agent_seat = store.team_members(&bot).await.unwrap().into_iter().find(|m| m.email == "agent@x.co").unwrap().id;
+    assert_eq!(app.delete(&format!("/api/bots/{bot}/team/{agent_seat}"), Some(&owner)).await.0, StatusCode::OK);
+    let (status, body) = app.put_json(&path, Some(&editor), json!({"notes": "Called back", "assignedTo": agent_id})).await;
+    assert_eq!((status, body["lead"]["notes"].as_str()), (StatusCode::OK, Some("Called back")), "{body}");
+    let (status, body) = app.put_json(&path, Some(&editor), json!({"assignedTo": stranger_id})).await;
+    assert_eq!((status, message(&body)), (StatusCode::UNPROCESSABLE_ENTITY, "The assigned member must be on this bot's team"));
+    app.seat(&bot, "owner@x.co", "agent@x.co", Role::Agent).await;
 
     // Agent: status only. Viewer: neither. Another team: the lead does not exist.
     let (status, body) = app.patch_json(&status_path, Some(&agent), json!({"status": "contacted"})).await;

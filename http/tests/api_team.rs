@@ -322,6 +322,11 @@ async fn invitation_mails_have_a_budget_per_member(backend: parley_store::Backen
     let (status, body) = app.post_json(&format!("/api/bots/{bot}/team/invite"), Some(&owner), json!({"email": "target@else.example", "role": "viewer"})).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     let member = body["member"]["_id"].as_str().unwrap().to_string();
+    // Refused invitations mail nothing, so they spend none of the budget.
+    let (status, _) = app.post_json(&format!("/api/bots/{bot}/team/invite"), Some(&owner), json!({"email": "TARGET@else.example", "role": "viewer"})).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    let (status, _) = app.post_json(&format!("/api/bots/{bot}/team/no-such-member/resend"), Some(&owner), json!({})).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
     let resend = format!("/api/bots/{bot}/team/{member}/resend");
     let (status, _) = app.post_json(&resend, Some(&owner), json!({})).await;
     assert_eq!(status, StatusCode::OK);

@@ -329,3 +329,56 @@ async fn a_closed_socket_lets_go_of_its_handlers() {
     assert_eq!(held.len(), 3);
     assert!(held.iter().all(|w| w.upgrade().is_none()), "a closed socket's handlers are still alive");
 }
+
+/// A long-polling client that has not collected its packets has them waiting in the session's
+/// queue, not the outbox: asking whether the connection has room must count them, so senders
+/// hear "busy" before the slow poller overflows and is closed.
+#[actix_web::test]
+async fn a_slow_pollers_waiting_packets_leave_no_room() {
+    let cfg = EngineConfig { max_buffered_packets: 100, ..config(1_000_000) };
+    let io = SocketIo::new(cfg, Duration::from_millis(1000));
+    io.ns("/", |socket, _auth| async move {
+        socket.on("fill", |socket, _payload, _ack| async move {
+            for i in 0..80 {
+                socket.emit("x", vec![Value::from(i)]);
+            }
+        });
+        socket.on("room?", |socket, _payload, ack| async move {
+            if let Some(ack) = ack {
+                ack.send(vec![Value::Bool(socket.has_room(1))]);
+            }
+        });
+        Ok(())
+    });
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+    let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let mounts = LiveMounts::new().socket_io(&io);
+    let server = realtime::http_server(vec![listener], 1, mounts, move || {
+        let io = io.clone();
+        App::new().configure(move |cfg| realtime::configure(cfg, io))
+    })
+    .unwrap()
+    .disable_signals()
+    .run();
+    actix_web::rt::spawn(server);
+
+    let (_, body) = get(&format!("{base}/socket.io/?EIO=4&transport=polling")).await;
+    let v: Value = serde_json::from_str(&body[1..]).unwrap();
+    let url = format!("{base}/socket.io/?EIO=4&transport=polling&sid={}", v["sid"].as_str().unwrap());
+    assert_eq!(post(&url, "40").await.0, 200);
+    assert!(get(&url).await.1.starts_with("40{"));
+    let pause = || actix_web::rt::time::sleep(Duration::from_millis(150));
+    assert_eq!(post(&url, r#"42["fill"]"#).await.0, 200);
+    pause().await;
+    assert_eq!(post(&url, r#"421["room?"]"#).await.0, 200);
+    pause().await;
+    let (status, body) = get(&url).await;
+    assert_eq!(status, 200);
+    assert!(body.contains(r#"42["x",79]"#), "{body}");
+    // (A heartbeat ping may ride along.)
+    assert!(body.split('\x1e').any(|p| p == "431[false]"), "80 of 100 packets wait for the GET: no room with headroom ({body})");
+    assert_eq!(post(&url, r#"422["room?"]"#).await.0, 200);
+    pause().await;
+    let (_, body) = get(&url).await;
+    assert!(body.split('\x1e').any(|p| p == "432[true]"), "collected: room again ({body})");
+}

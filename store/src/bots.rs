@@ -275,7 +275,7 @@ pub struct InitialSource {
 }
 
 /// Fields a bot update may change; `None` leaves a field as it is.
-#[derive(Debug, Clone, Default)]
+#[derive(Default)]
 pub struct BotUpdate {
     pub name: Option<String>,
     pub description: Option<String>,
@@ -284,7 +284,14 @@ pub struct BotUpdate {
     pub website_url: Option<Option<String>>,
     pub system_prompt: Option<String>,
     pub widget: Option<WidgetConfig>,
+    /// A change to the widget made from the configuration as stored when the update runs (in
+    /// its transaction), so two saves of different widget fields at once both land; its
+    /// refusal is `StoreError::Invalid` with its words. After `widget`, if both are given.
+    pub widget_change: Option<WidgetChange>,
 }
+
+/// See [`BotUpdate::widget_change`].
+pub type WidgetChange = Box<dyn FnOnce(WidgetConfig) -> Result<WidgetConfig, String> + Send>;
 
 impl Store {
     /// Creates the bot and its default settings together.
@@ -455,6 +462,10 @@ impl Store {
             }
             if let Some(v) = widget {
                 bot.widget = v;
+            }
+            if let Some(change) = update.widget_change {
+                let changed = change(WidgetConfig::from_json(&bot.widget)).map_err(StoreError::Invalid)?;
+                bot.widget = serde_json::to_string(&changed)?;
             }
             bot.updated_at = now;
             diesel::update(bots::table.find(bot_id))

@@ -31,6 +31,10 @@ pub enum StoreError {
     /// text): the caller's fault, not the server's.
     #[error("{0}")]
     Rejected(String),
+    /// What the caller asked for breaks a rule checked inside the write (a widget change merged
+    /// over the stored configuration, say): the rule's own words.
+    #[error("{0}")]
+    Invalid(String),
 }
 
 impl From<DieselError> for StoreError {

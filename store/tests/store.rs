@@ -234,6 +234,21 @@ async fn bot_update_and_delete_cascade(backend: Backend) {
         .unwrap();
     assert_eq!(updated.name, "Renamed");
     assert_eq!(WidgetConfig::from_json(&updated.widget).header_title, "Hi");
+    // A widget change is made from the configuration as it is when the update runs: what
+    // another save wrote after this one's caller read the bot is kept.
+    let change = |title: &'static str| -> parley_store::bots::WidgetChange {
+        Box::new(move |mut w: WidgetConfig| {
+            w.welcome_message = title.into();
+            Ok(w)
+        })
+    };
+    let updated = store.update_bot(&b.id, BotUpdate { widget_change: Some(change("Welcome!")), ..Default::default() }).await.unwrap();
+    let widget = WidgetConfig::from_json(&updated.widget);
+    assert_eq!((widget.header_title.as_str(), widget.welcome_message.as_str()), ("Hi", "Welcome!"));
+    let refused: parley_store::bots::WidgetChange = Box::new(|_| Err("Messages must be at most 1000 characters".into()));
+    let outcome = store.update_bot(&b.id, BotUpdate { name: Some("Not saved".into()), widget_change: Some(refused), ..Default::default() }).await;
+    assert!(matches!(&outcome, Err(StoreError::Invalid(m)) if m == "Messages must be at most 1000 characters"), "{:?}", outcome.err());
+    assert_eq!(store.bot_by_id(&b.id).await.unwrap().unwrap().name, "Renamed", "a refused change changes nothing");
     let settings = BotSettings { max_chat_text_size: 2000, url_whitelist: vec!["https://a.example".into()] };
     store.save_bot_settings(&b.id, &settings).await.unwrap();
     assert_eq!(store.bot_settings(&b.id).await.unwrap(), settings);

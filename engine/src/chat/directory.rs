@@ -26,6 +26,9 @@ const FRESH_FOR: Duration = Duration::from_secs(10);
 /// Bots and (member, bot) pairs kept.
 const BOTS: u64 = 50_000;
 const ROLES: u64 = 200_000;
+/// Ids are UUIDs: a longer one names nothing, and is answered without a read or a cache entry
+/// (a made-up id of thousands of characters would otherwise be kept, as "no such bot", per call).
+const MAX_ID_CHARS: usize = 64;
 
 /// A bot's settings as the live path uses them.
 #[derive(Debug, Clone)]
@@ -71,6 +74,9 @@ impl Directory {
 
     /// The bot's live settings; `None` when there is no such bot.
     pub async fn bot(&self, bot_id: &str) -> Result<Option<Arc<BotInfo>>, StoreError> {
+        if bot_id.len() > MAX_ID_CHARS {
+            return Ok(None);
+        }
         if let Some(known) = self.bots.get(bot_id) {
             return Ok(known);
         }
@@ -103,6 +109,9 @@ impl Directory {
 
     /// The member's role on the bot, `None` when they have none.
     pub async fn role(&self, user_id: &str, bot_id: &str) -> Result<Option<Role>, StoreError> {
+        if bot_id.len() > MAX_ID_CHARS || user_id.len() > MAX_ID_CHARS {
+            return Ok(None);
+        }
         let key = (user_id.to_string(), bot_id.to_string());
         if let Some(known) = self.roles.get(&key) {
             return Ok(known);

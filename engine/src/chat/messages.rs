@@ -40,6 +40,8 @@ pub struct VisitorSays {
 pub struct Join {
     pub conn: ConnId,
     pub member: Member,
+    /// Answered once the member is in; dropped unanswered when the actor retired first.
+    pub joined: oneshot::Sender<()>,
 }
 
 #[derive(Message)]

@@ -40,32 +40,39 @@ impl Resends {
     /// What became of `text` sent before under `client_id`. Other words under a known id are a
     /// new message (a client reusing ids loses nothing it says).
     pub fn seen(&self, client_id: &str, text: &str) -> Seen {
-        match self.latest.iter().find(|s| s.client_id == client_id && s.text == text) {
+        match self.latest.iter().find(|s| s.is(client_id, text)) {
             None => Seen::New,
             Some(Sent { saved: None, .. }) => Seen::Saving,
             Some(Sent { saved: Some(saved), .. }) => Seen::Saved(saved.clone()),
         }
     }
 
-    /// `text` is being saved under this id.
+    /// `text` is being saved under this id. (Other words under the same id are another message
+    /// and keep their own entry.)
     pub fn saving(&mut self, client_id: &str, text: &str) {
-        self.latest.retain(|s| s.client_id != client_id);
+        self.latest.retain(|s| !s.is(client_id, text));
         if self.latest.len() >= REMEMBERED {
             self.latest.pop_front();
         }
         self.latest.push_back(Sent { client_id: client_id.to_string(), text: text.to_string(), saved: None });
     }
 
-    /// It was saved as `message`.
-    pub fn saved(&mut self, client_id: &str, message: Arc<ChatMessage>) {
-        if let Some(sent) = self.latest.iter_mut().find(|s| s.client_id == client_id) {
+    /// `text` under this id was saved as `message`.
+    pub fn saved(&mut self, client_id: &str, text: &str, message: Arc<ChatMessage>) {
+        if let Some(sent) = self.latest.iter_mut().find(|s| s.is(client_id, text)) {
             sent.saved = Some(message);
         }
     }
 
-    /// It was not saved: a resend is a first send again.
-    pub fn failed(&mut self, client_id: &str) {
-        self.latest.retain(|s| s.client_id != client_id);
+    /// `text` under this id was not saved: a resend is a first send again.
+    pub fn failed(&mut self, client_id: &str, text: &str) {
+        self.latest.retain(|s| !s.is(client_id, text));
+    }
+}
+
+impl Sent {
+    fn is(&self, client_id: &str, text: &str) -> bool {
+        self.client_id == client_id && self.text == text
     }
 }
 
@@ -97,11 +104,11 @@ mod tests {
         assert!(matches!(r.seen("a", "hi"), Seen::New));
         r.saving("a", "hi");
         assert!(matches!(r.seen("a", "hi"), Seen::Saving));
-        r.saved("a", message("m1"));
+        r.saved("a", "hi", message("m1"));
         assert!(matches!(r.seen("a", "hi"), Seen::Saved(m) if m.id == "m1"));
         assert!(matches!(r.seen("a", "other words"), Seen::New), "an id reused for other words is a new message");
         r.saving("b", "x");
-        r.failed("b");
+        r.failed("b", "x");
         assert!(matches!(r.seen("b", "x"), Seen::New), "a failed save can be sent again");
         for i in 0..REMEMBERED {
             r.saving(&format!("x{i}"), "x");
@@ -109,5 +116,18 @@ mod tests {
         assert!(matches!(r.seen("a", "hi"), Seen::New), "the oldest is forgotten past the bound");
         assert!(matches!(r.seen(&format!("x{}", REMEMBERED - 1), "x"), Seen::Saving));
         assert_eq!(r.latest.len(), REMEMBERED);
+    }
+
+    #[test]
+    fn other_words_under_one_id_keep_apart_while_both_are_saved() {
+        let mut r = Resends::default();
+        r.saving("x", "hello");
+        r.saving("x", "bye");
+        r.saved("x", "hello", message("m1"));
+        assert!(matches!(r.seen("x", "hello"), Seen::Saved(m) if m.id == "m1"));
+        assert!(matches!(r.seen("x", "bye"), Seen::Saving), "hello's save says nothing of bye");
+        r.failed("x", "bye");
+        assert!(matches!(r.seen("x", "bye"), Seen::New));
+        assert!(matches!(r.seen("x", "hello"), Seen::Saved(_)), "bye's failure forgets only bye");
     }
 }

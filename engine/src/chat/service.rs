@@ -268,21 +268,7 @@ impl Engine {
     /// waits for the turn (the bot's reply, or at once if an agent has the conversation).
     pub async fn visitor_message(&self, msg: VisitorMessage) -> Result<TurnOutcome, EngineError> {
         let bot = self.bot_info(&msg.bot_id).await?;
-        if !bot.active {
-            return Err(EngineError::Refused("This assistant is offline right now".into()));
-        }
-        let text = msg.text.trim().to_string();
-        if text.is_empty() {
-            return Err(EngineError::Invalid("Message cannot be empty".into()));
-        }
-        let limit = bot.max_text;
-        let length = text.chars().count();
-        if length > limit {
-            return Err(EngineError::Invalid(format!("Message is too long ({length} characters; the limit is {limit})")));
-        }
-        if let Some(lead) = &msg.lead {
-            crate::leads::check_details(lead).map_err(EngineError::Invalid)?;
-        }
+        let text = Self::check_visitor_message(&bot, &msg.text, msg.lead.as_ref())?.to_string();
         // Kept apart from the members' ids of the same conversation.
         let client_id = msg.client_id.as_deref().map(|id| Self::checked_client_id(id).map(|id| format!("visitor {id}"))).transpose()?;
         let (session_id, known) = match &msg.session_id {
@@ -327,6 +313,28 @@ impl Engine {
             self.undo_new_session(&bot, &session_id).await;
         }
         outcome
+    }
+
+    /// What a visitor's message must be for `bot` to take it (the bot answering, words within
+    /// its limit, contact details well formed); returns the words as they are saved. Callers
+    /// that spend a budget on a new conversation check it first, so a refusal spends nothing.
+    pub fn check_visitor_message<'t>(bot: &BotInfo, text: &'t str, lead: Option<&CustomerInfo>) -> Result<&'t str, EngineError> {
+        if !bot.active {
+            return Err(EngineError::Refused("This assistant is offline right now".into()));
+        }
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(EngineError::Invalid("Message cannot be empty".into()));
+        }
+        let limit = bot.max_text;
+        let length = text.chars().count();
+        if length > limit {
+            return Err(EngineError::Invalid(format!("Message is too long ({length} characters; the limit is {limit})")));
+        }
+        if let Some(lead) = lead {
+            crate::leads::check_details(lead).map_err(EngineError::Invalid)?;
+        }
+        Ok(text)
     }
 
     /// A client's id for its message, if it is not too long (it is the client's to choose).
@@ -415,15 +423,38 @@ impl Engine {
     /// `join-session`: follow a session live.
     pub async fn join_session(&self, conn: &Connection, session_id: &str) -> Result<(), EngineError> {
         let seen = self.access_epoch.load(Ordering::SeqCst);
-        let (addr, bot_id, _) = self.session_for(&conn.who, session_id).await?;
         let user_id = match &conn.who {
             Who::Visitor { .. } => None,
             Who::Member { user_id, .. } => Some(user_id.clone()),
         };
-        self.if_connected(conn.id, |state| {
-            addr.do_send(Join { conn: conn.id, member: Member { sink: conn.sink.clone(), user_id: user_id.clone() } });
-            state.session_bots.insert(session_id.to_string(), bot_id.clone());
-        })?;
+        let mut joined = None;
+        for _ in 0..2 {
+            let (addr, bot_id, _) = self.session_for(&conn.who, session_id).await?;
+            let (tx, rx) = oneshot::channel();
+            let mut sent = true;
+            self.if_connected(conn.id, |state| {
+                let join = Join { conn: conn.id, member: Member { sink: conn.sink.clone(), user_id: user_id.clone() }, joined: tx };
+                match addr.try_send(join) {
+                    Ok(()) => {}
+                    // Joins are rare and must not be lost: a full mailbox takes them anyway.
+                    Err(SendError::Full(join)) => addr.do_send(join),
+                    Err(SendError::Closed(_)) => sent = false,
+                }
+                if sent {
+                    state.session_bots.insert(session_id.to_string(), bot_id.clone());
+                }
+            })?;
+            // Unanswered: the actor retired between the lookup and the join (an idle session
+            // stops on its own) and the join was never read; the next lookup starts a new one.
+            if sent && rx.await.is_ok() {
+                joined = Some((addr, bot_id));
+                break;
+            }
+            self.registry.retire_if_dead(session_id);
+        }
+        let Some((addr, bot_id)) = joined else {
+            return Err(EngineError::Busy(BUSY.into()));
+        };
         // Removed from the team while this join was on its way: the removal's sweep may have
         // missed it, so it is undone here.
         if let Some(user_id) = user_id.filter(|_| self.access_epoch.load(Ordering::SeqCst) != seen) {
@@ -444,7 +475,6 @@ impl Engine {
         let Who::Member { user_id, name } = &conn.who else {
             return Err(EngineError::Forbidden("Sign in as a team member to join as an agent".into()));
         };
-        let bot = self.registry.bot(bot_id);
         // Recorded with the role it was checked against. A removal or role change that lands
         // meanwhile moves the epoch, and its sweep of the connections may have run before this
         // join was recorded: the role is then checked and recorded again, so the join never
@@ -460,6 +490,8 @@ impl Engine {
                 }
                 Err(e) => return Err(e),
             };
+            // Only once the role is known: a stranger's made-up bot ids start no actors.
+            let bot = self.registry.bot(bot_id);
             let can_take = role.can_handle_support();
             let agent = OnlineAgent { user_id: user_id.clone(), name: name.clone(), status: "online".into(), can_take, sink: conn.sink.clone() };
             self.if_connected(conn.id, |state| {
@@ -760,22 +792,25 @@ impl Engine {
         Ok(view)
     }
 
+    /// A status and a priority a session may be given (checked before anything is changed,
+    /// also by a caller that resolves first).
+    pub fn check_status(status: Option<&str>, priority: Option<&str>) -> Result<(), EngineError> {
+        if status.is_some_and(|s| !matches!(s, "active" | "pending" | "resolved")) {
+            return Err(EngineError::Invalid("Status must be active, pending or resolved".into()));
+        }
+        if priority.is_some_and(|p| !matches!(p, "low" | "medium" | "high" | "urgent")) {
+            return Err(EngineError::Invalid("Priority must be low, medium, high or urgent".into()));
+        }
+        Ok(())
+    }
+
     /// Status or priority changed from the dashboard: saved, then the session's members and the
     /// bot's agents hear it.
     pub async fn set_status(&self, user_id: &str, session_id: &str, status: Option<&str>, priority: Option<&str>) -> Result<Arc<ChatSession>, EngineError> {
         let who = Who::Member { user_id: user_id.to_string(), name: String::new() };
         let (addr, bot_id, role) = self.session_for(&who, session_id).await?;
         Self::support_role(role)?;
-        if let Some(s) = status {
-            if !matches!(s, "active" | "pending" | "resolved") {
-                return Err(EngineError::Invalid("Status must be active, pending or resolved".into()));
-            }
-        }
-        if let Some(p) = priority {
-            if !matches!(p, "low" | "medium" | "high" | "urgent") {
-                return Err(EngineError::Invalid("Priority must be low, medium, high or urgent".into()));
-            }
-        }
+        Self::check_status(status, priority)?;
         let view = Arc::new(self.store.set_session_status(session_id, status, priority).await?);
         addr.do_send(Reload { session: view.clone(), status_changed: status.is_some() });
         if let Some(bot) = self.registry.running_bot(&bot_id) {

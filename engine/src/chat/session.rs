@@ -263,13 +263,14 @@ impl SessionActor {
     /// Saves `message`, then shows it to the session. Replies with the saved message; with the
     /// sender's `client_id` for it, a resend gets that message back (see `resends.rs`).
     fn save_and_show(&mut self, ctx: &mut Context<Self>, message: NewMessage, client_id: Option<String>, reply: oneshot::Sender<Result<Arc<ChatMessage>, EngineError>>) {
-        if let Some(id) = &client_id {
-            self.resends.saving(id, &message.content);
-        }
+        let client_id = client_id.map(|id| {
+            self.resends.saving(&id, &message.content);
+            (id, message.content.clone())
+        });
         self.save(ctx, message, move |act, _, saved| {
             match (&saved, &client_id) {
-                (Ok(m), Some(id)) => act.resends.saved(id, Arc::clone(m)),
-                (Err(_), Some(id)) => act.resends.failed(id),
+                (Ok(m), Some((id, words))) => act.resends.saved(id, words, Arc::clone(m)),
+                (Err(_), Some((id, words))) => act.resends.failed(id, words),
                 _ => {}
             }
             if let Ok(m) = &saved {
@@ -291,14 +292,14 @@ impl SessionActor {
                 Ok(saved) => saved,
                 Err(e) => {
                     if let Some(id) = &msg.client_id {
-                        act.resends.failed(id);
+                        act.resends.failed(id, &msg.text);
                     }
                     let _ = msg.reply.send(Err(e));
                     return;
                 }
             };
             if let Some(id) = &msg.client_id {
-                act.resends.saved(id, saved.clone());
+                act.resends.saved(id, &msg.text, saved.clone());
             }
             let view = saved.clone();
             act.broadcast(ServerEvent::NewMessage { session_id: act.id.clone(), message: view.clone() });
@@ -405,6 +406,7 @@ impl Handler<Join> for SessionActor {
         msg.member.sink.push(&Outgoing::new(ServerEvent::SessionJoined { session_id: self.id.clone() }));
         self.members.insert(msg.conn, msg.member);
         self.last_activity = Instant::now();
+        let _ = msg.joined.send(());
     }
 }
 

@@ -3,7 +3,7 @@
 mod auth;
 mod billing;
 mod bots;
-mod chat;
+pub(crate) mod chat;
 mod dashboard;
 mod demo;
 mod docs;

@@ -91,7 +91,7 @@ impl Journal {
         let dir = claim.dir().to_path_buf();
         std::fs::create_dir_all(&dir).map_err(|e| io_error("creating", &dir, e))?;
         let after = segments(&dir)?.last().map_or(0, |(n, _)| *n);
-        let (path, file) = create_segment(&dir, after + 1)?;
+        let (path, file) = create_segment(&dir, after + 1, sync)?;
         Ok(Journal { dir, number: after + 1, path, file, written: 0, sync, buffer: Vec::new(), appends: 0, _claim: claim })
     }
 
@@ -136,7 +136,7 @@ impl Journal {
         if self.written == 0 {
             return Ok(None);
         }
-        let (path, file) = create_segment(&self.dir, self.number + 1)?;
+        let (path, file) = create_segment(&self.dir, self.number + 1, self.sync)?;
         self.number += 1;
         self.written = 0;
         self.file = file;
@@ -151,9 +151,15 @@ impl Journal {
     }
 }
 
-fn create_segment(dir: &Path, number: u64) -> StoreResult<(PathBuf, File)> {
+/// Creates segment `number`. With `sync` (`synchronous = FULL`) the directory is synced too:
+/// an append's `sync_data` makes its bytes durable, but not the new file's name, and a power
+/// cut could otherwise take a whole segment of synced appends with it.
+fn create_segment(dir: &Path, number: u64, sync: bool) -> StoreResult<(PathBuf, File)> {
     let path = dir.join(format!("{number:012}{SEGMENT_SUFFIX}"));
     let file = OpenOptions::new().create(true).append(true).open(&path).map_err(|e| io_error("creating", &path, e))?;
+    if sync {
+        File::open(dir).and_then(|d| d.sync_all()).map_err(|e| io_error("syncing", dir, e))?;
+    }
     Ok((path, file))
 }
 
@@ -338,9 +344,16 @@ mod tests {
 
     #[test]
     fn rows_come_back_as_they_went_in_across_segments() {
+        // Synced (`synchronous = FULL`: each append and each new segment's name) and not.
+        for sync in [false, true] {
+            rows_come_back_across_segments(sync);
+        }
+    }
+
+    fn rows_come_back_across_segments(sync: bool) {
         let dir = tempfile::tempdir().unwrap();
         let journal_dir = dir.path().join("j");
-        let mut journal = Journal::open(super::super::owner::try_claim(&journal_dir).unwrap().unwrap(), false).unwrap();
+        let mut journal = Journal::open(super::super::owner::try_claim(&journal_dir).unwrap().unwrap(), sync).unwrap();
         journal.append(&[message(1), message(2)]).unwrap();
         let first = journal.rotate().unwrap().unwrap();
         assert!(journal.rotate().unwrap().is_none(), "nothing appended: no new segment");
@@ -351,7 +364,7 @@ mod tests {
         assert_eq!(read_segment(&all[1].1).unwrap(), vec![message(3)]);
         // A journal opened again starts after what it finds.
         drop(journal);
-        let again = Journal::open(super::super::owner::try_claim(&journal_dir).unwrap().unwrap(), false).unwrap();
+        let again = Journal::open(super::super::owner::try_claim(&journal_dir).unwrap().unwrap(), sync).unwrap();
         assert_eq!(again.number, 3);
         again.close();
         assert_eq!(segments(&journal_dir).unwrap().len(), 2, "an empty segment is removed at a clean stop");

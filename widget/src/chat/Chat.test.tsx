@@ -149,7 +149,7 @@ describe('the visitor chat', () => {
     await type('How fast do you ship?', { shiftKey: true });
     expect(server.transport.startConversation).not.toHaveBeenCalled();
     await type('How fast do you ship?');
-    expect(server.transport.startConversation).toHaveBeenCalledWith({ botId: 'bot-1', message: 'How fast do you ship?' });
+    expect(server.transport.startConversation).toHaveBeenCalledWith({ botId: 'bot-1', message: 'How fast do you ship?', clientId: expect.any(String) });
     expect(screen.getByRole('article', { name: 'You' })).toHaveTextContent('How fast do you ship?');
     const answers = screen.getAllByRole('article', { name: 'Acme Help' });
     expect(answers.at(-1)).toHaveTextContent('We ship in 3 days.');
@@ -448,6 +448,10 @@ describe('the visitor chat', () => {
       await vi.advanceTimersByTimeAsync(1);
     });
     expect(server.transport.startConversation).toHaveBeenCalledTimes(2);
+    // The same id both times: had the first call reached the server, it answers once.
+    const [first, again] = vi.mocked(server.transport.startConversation).mock.calls.map(([body]) => body.clientId);
+    expect(typeof first).toBe('string');
+    expect(again).toBe(first);
     expect(screen.getAllByText('do you ship abroad?')).toHaveLength(1);
     expect(screen.getByText('We ship in 3 days.')).toBeInTheDocument();
   });

@@ -480,7 +480,7 @@ export class ChatController {
     if (awaitsReply) this.sentAt = Date.now();
     this.set({ messages: [...this.state.messages, local], pending: awaitsReply });
     if (!this.state.sessionId) {
-      await this.start(text, lead);
+      await this.start(text, lead, true, clientId);
       return;
     }
     try {
@@ -532,9 +532,10 @@ export class ChatController {
   /**
    * The first message: starts the conversation over HTTP, then goes live. A visitor's message the
    * server may not have had (unreachable, or failing on its side) stays with Retry when
-   * `retryable`; otherwise the error says it.
+   * `retryable`; otherwise the error says it. Sent again with the same `clientId` (Retry), a
+   * message the server did have gets its first answer back: one conversation, answered once.
    */
-  private async start(text: string, lead?: Partial<ContactDetails>, retryable = true): Promise<boolean> {
+  private async start(text: string, lead?: Partial<ContactDetails>, retryable = true, clientId?: string): Promise<boolean> {
     let res: Awaited<ReturnType<Transport['startConversation']>>;
     const locals = this.state.messages.filter((m) => m.local && !m.failed);
     const unsent = () => {
@@ -545,7 +546,12 @@ export class ChatController {
       }
     };
     try {
-      res = await this.transport.startConversation({ botId: this.botId, message: text, ...(lead ? { leadData: lead } : {}) });
+      res = await this.transport.startConversation({
+        botId: this.botId,
+        message: text,
+        ...(lead ? { leadData: lead } : {}),
+        ...(clientId ? { clientId } : {}),
+      });
     } catch {
       unsent();
       return false;

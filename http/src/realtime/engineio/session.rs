@@ -37,6 +37,15 @@ pub enum WsFrame {
 }
 
 impl WsFrame {
+    /// Bytes it holds (what the outbound queues count against `wsqueue::MAX_QUEUED_BYTES`).
+    pub(crate) fn size(&self) -> usize {
+        match self {
+            WsFrame::Text(t) | WsFrame::Message(t) => t.len(),
+            WsFrame::Binary(b) => b.len(),
+            WsFrame::Close => 1,
+        }
+    }
+
     pub(crate) fn message(msg: EioMessage) -> WsFrame {
         match msg {
             EioMessage::Text(t) => WsFrame::Message(t),
@@ -84,7 +93,7 @@ struct State {
     transport: Transport,
     upgrading: Option<Upgrading>,
     /// Packets waiting for the next GET (polling only).
-    queue: VecDeque<Packet>,
+    queue: PollQueue,
     pending_poll: Option<oneshot::Sender<Result<String, Refused>>>,
     /// Counts the heartbeat's steps: a ping or pong deadline queued for an earlier step is
     /// stale (see [`Heartbeat`]).
@@ -145,7 +154,7 @@ impl Session {
             state: Mutex::new(State {
                 transport,
                 upgrading: None,
-                queue: VecDeque::new(),
+                queue: PollQueue::default(),
                 pending_poll: None,
                 beat: 0,
                 awaiting_pong: false,
@@ -208,7 +217,7 @@ impl Session {
             Transport::Gone => After::Nothing,
             Transport::Polling => {
                 st.queue.push_back(packet);
-                if st.queue.len() > self.env.cfg.max_buffered_packets {
+                if st.queue.len() > self.env.cfg.max_buffered_packets || st.queue.bytes > super::wsqueue::MAX_QUEUED_BYTES {
                     st.queue.clear();
                     return After::Close(CloseReason::SlowClient);
                 }
@@ -436,7 +445,17 @@ impl Session {
 
     /// Whether `frames` more messages fit in the outbound queue with headroom to spare.
     pub(crate) fn has_room(&self, frames: usize) -> bool {
-        self.outbox.has_room(frames)
+        // On long-polling the outbox is emptied into the session's queue at once, where packets
+        // wait for the client's next GET: they count too, or a slow poller would be closed
+        // (its queue overflowing) instead of its senders being told to retry.
+        let polled = {
+            let st = lock(&self.state);
+            match st.transport {
+                Transport::Polling => st.queue.len(),
+                _ => 0,
+            }
+        };
+        self.outbox.has_room(frames + polled)
     }
 
     /// A long-polling GET: answered now with what is queued, or when something is.
@@ -449,7 +468,7 @@ impl Session {
                     let _ = tx.send(Err(Refused::Closed));
                     return;
                 }
-                let packets: Vec<Packet> = st.queue.drain(..).collect();
+                let packets: Vec<Packet> = st.queue.take();
                 let _ = tx.send(Ok(encode_payload(&packets)));
                 drop(st);
                 self.stop();
@@ -546,7 +565,7 @@ impl Session {
                 st.upgrading = None;
                 answer_poll_with(st, Packet::Noop);
                 st.transport = Transport::Ws { id, tx };
-                let queued: Vec<Packet> = st.queue.drain(..).collect();
+                let queued: Vec<Packet> = st.queue.take();
                 for p in queued {
                     let after = self.push(st, p);
                     if !matches!(after, After::Nothing) {
@@ -599,7 +618,7 @@ fn flush_poll(st: &mut State) {
         return;
     }
     if let Some(tx) = st.pending_poll.take() {
-        let packets: Vec<Packet> = st.queue.drain(..).collect();
+        let packets: Vec<Packet> = st.queue.take();
         if tx.send(Ok(encode_payload(&packets))).is_err() {
             // The HTTP request went away: keep the packets for the next GET.
             for p in packets.into_iter().rev() {
@@ -611,10 +630,57 @@ fn flush_poll(st: &mut State) {
 
 fn answer_poll_with(st: &mut State, packet: Packet) {
     if let Some(tx) = st.pending_poll.take() {
-        let mut packets: Vec<Packet> = st.queue.drain(..).collect();
+        let mut packets: Vec<Packet> = st.queue.take();
         if packets.is_empty() {
             packets.push(packet);
         }
         let _ = tx.send(Ok(encode_payload(&packets)));
+    }
+}
+
+/// A polling session's packets waiting for the client's next GET, with their bytes counted (see
+/// `wsqueue::MAX_QUEUED_BYTES`).
+#[derive(Default)]
+struct PollQueue {
+    packets: VecDeque<Packet>,
+    bytes: usize,
+}
+
+impl PollQueue {
+    fn size(packet: &Packet) -> usize {
+        match packet {
+            Packet::Open(t) | Packet::Message(t) => t.len(),
+            Packet::Binary(b) => b.len(),
+            _ => 1,
+        }
+    }
+
+    fn push_back(&mut self, packet: Packet) {
+        self.bytes += Self::size(&packet);
+        self.packets.push_back(packet);
+    }
+
+    fn push_front(&mut self, packet: Packet) {
+        self.bytes += Self::size(&packet);
+        self.packets.push_front(packet);
+    }
+
+    /// Every packet, oldest first; the queue is left empty, its buffer given back.
+    fn take(&mut self) -> Vec<Packet> {
+        self.bytes = 0;
+        std::mem::take(&mut self.packets).into()
+    }
+
+    fn clear(&mut self) {
+        self.bytes = 0;
+        self.packets = VecDeque::new();
+    }
+
+    fn len(&self) -> usize {
+        self.packets.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.packets.is_empty()
     }
 }

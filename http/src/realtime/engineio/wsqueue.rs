@@ -16,11 +16,17 @@ pub use tokio::sync::mpsc::error::TrySendError;
 
 use super::session::WsFrame;
 
-/// A queue of at most `capacity` frames.
+/// Most bytes one connection's outbound queue holds (a polling session's queue too), whatever
+/// the count of frames: a client that stops reading while large frames are queued for it (a
+/// join's history, over and over) is closed as a slow client before it costs the server more.
+/// A single larger frame is still taken when nothing else waits.
+pub const MAX_QUEUED_BYTES: usize = 8 << 20;
+
+/// A queue of at most `capacity` frames and `MAX_QUEUED_BYTES`.
 pub fn queue(capacity: usize) -> (WsTx, WsRx) {
     let shared = Arc::new(Shared {
         capacity: capacity.max(1),
-        state: Mutex::new(State { frames: VecDeque::new(), senders: 1, receiving: true, waker: None }),
+        state: Mutex::new(State { frames: VecDeque::new(), bytes: 0, senders: 1, receiving: true, waker: None }),
     });
     (WsTx(shared.clone()), WsRx(shared))
 }
@@ -32,6 +38,8 @@ struct Shared {
 
 struct State {
     frames: VecDeque<WsFrame>,
+    /// The frames' bytes.
+    bytes: usize,
     senders: usize,
     /// The receiver still exists.
     receiving: bool,
@@ -57,9 +65,11 @@ impl WsTx {
             if !st.receiving {
                 return Err(TrySendError::Closed(frame));
             }
-            if st.frames.len() >= self.0.capacity {
+            let size = frame.size();
+            if st.frames.len() >= self.0.capacity || (st.bytes > 0 && st.bytes + size > MAX_QUEUED_BYTES) {
                 return Err(TrySendError::Full(frame));
             }
+            st.bytes += size;
             st.frames.push_back(frame);
             st.waker.take()
         };
@@ -146,6 +156,7 @@ impl State {
     /// Takes the oldest frame; a queue left empty gives its buffer back.
     fn pop(&mut self) -> Option<WsFrame> {
         let frame = self.frames.pop_front()?;
+        self.bytes = self.bytes.saturating_sub(frame.size());
         if self.frames.is_empty() {
             self.frames = VecDeque::new();
         }
@@ -158,6 +169,7 @@ impl Drop for WsRx {
         let mut st = self.0.lock();
         st.receiving = false;
         st.frames = VecDeque::new();
+        st.bytes = 0;
         st.waker = None;
     }
 }
@@ -193,6 +205,20 @@ mod tests {
         assert_eq!(body(rx.recv().await), "d");
         assert!(rx.try_recv().is_none());
         assert_eq!(tx.capacity(), 3);
+    }
+
+    #[tokio::test]
+    async fn the_queue_holds_a_bounded_number_of_bytes() {
+        let (tx, mut rx) = queue(100);
+        let big = "x".repeat(MAX_QUEUED_BYTES / 2);
+        tx.try_send(text(&big)).unwrap();
+        tx.try_send(text(&big)).unwrap();
+        assert!(matches!(tx.try_send(text("one byte more")), Err(TrySendError::Full(_))));
+        assert_eq!(body(rx.recv().await).len(), big.len());
+        tx.try_send(text("fits again")).unwrap();
+        let (_, _) = (rx.try_recv(), rx.try_recv());
+        assert!(rx.is_empty());
+        tx.try_send(text(&"y".repeat(MAX_QUEUED_BYTES + 1))).expect("one frame larger than the bound, alone, is taken");
     }
 
     #[tokio::test]

@@ -22,6 +22,15 @@ use crate::realtime::lock;
 
 /// Most attachments accepted on one packet.
 const MAX_ATTACHMENTS: usize = 1000;
+/// Most bytes of attachments held for one packet (Socket.IO's own default `maxHttpBufferSize`):
+/// past it the connection is closed, so a packet announcing many attachments cannot grow the
+/// server by a frame's worth for each.
+const MAX_ATTACHMENT_BYTES: usize = 1_000_000;
+/// Most CONNECT packets one Engine.IO connection may send. A client connects each namespace
+/// once per connection (socket.io-client opens a new connection to connect again); a loop of
+/// CONNECT and DISCONNECT would make the server check its token at wire speed, outside the
+/// socket's event budget, so past this the connection is closed.
+const MAX_CONNECTS: u32 = 16;
 
 /// What a connection needs of the server: its namespaces, and how long a client may take to
 /// CONNECT one.
@@ -54,6 +63,7 @@ impl EngineHandler for Router {
             conn,
             shared,
             partial: None,
+            connects: 0,
         })
     }
 }
@@ -97,8 +107,10 @@ struct SioConn {
     server: Weak<dyn Namespaces>,
     conn: EngineConn,
     shared: Arc<ConnShared>,
-    /// A binary packet waiting for its attachments.
-    partial: Option<(Packet, Vec<Bytes>)>,
+    /// A binary packet waiting for its attachments, and their bytes so far.
+    partial: Option<(Packet, Vec<Bytes>, usize)>,
+    /// CONNECT packets received.
+    connects: u32,
 }
 
 impl SioConn {
@@ -147,6 +159,10 @@ impl SioConn {
     }
 
     fn on_connect(&mut self, packet: Packet) {
+        self.connects += 1;
+        if self.connects > MAX_CONNECTS {
+            return self.fail();
+        }
         let nsp = packet.nsp;
         let Some(server) = self.server.upgrade() else {
             return self.fail();
@@ -259,7 +275,15 @@ impl ConnHandler for SioConn {
                     return self.fail();
                 };
                 if packet.kind.is_binary() {
-                    let valid = packet.attachments <= MAX_ATTACHMENTS
+                    // Attachments are held only for a socket that can take them: one connected
+                    // (an event) or at least present (an ack).
+                    let socket = self.shared.get(&packet.nsp);
+                    let addressed = match packet.kind {
+                        PacketType::BinaryEvent => socket.is_some_and(|s| s.connected()),
+                        _ => socket.is_some(),
+                    };
+                    let valid = addressed
+                        && packet.attachments <= MAX_ATTACHMENTS
                         && packet
                             .data
                             .as_ref()
@@ -268,21 +292,25 @@ impl ConnHandler for SioConn {
                         return self.fail();
                     }
                     if packet.attachments > 0 {
-                        self.partial = Some((packet, Vec::new()));
+                        self.partial = Some((packet, Vec::new(), 0));
                         return;
                     }
                 }
                 self.on_packet(packet, Vec::new(), admitted);
             }
             Message::Binary(data) => {
-                let Some((packet, mut bins)) = self.partial.take() else {
+                let Some((packet, mut bins, bytes)) = self.partial.take() else {
                     return self.fail();
                 };
+                let bytes = bytes + data.len();
+                if bytes > MAX_ATTACHMENT_BYTES {
+                    return self.fail();
+                }
                 bins.push(data);
                 if bins.len() == packet.attachments {
                     self.on_packet(packet, bins, None);
                 } else {
-                    self.partial = Some((packet, bins));
+                    self.partial = Some((packet, bins, bytes));
                 }
             }
         }

@@ -81,11 +81,8 @@ pub async fn update(
 ) -> ApiResult<HttpResponse> {
     let mut update = BotUpdate::default();
     let stored = WidgetConfig::from_json(&access.bot.widget);
-    let mut widget = match serde_json::to_value(&stored) {
-        Ok(Value::Object(map)) => map,
-        _ => Map::new(),
-    };
-    let mut widget_changed = false;
+    let known = widget_fields(&stored);
+    let mut patch = Map::new();
     for (key, value) in body.into_inner().into_iter().map(|(k, v)| stored_name(k, v)) {
         match key.as_str() {
             "name" => update.name = Some(BotName::parse(&if value.is_null() { String::new() } else { string(&value, "name")? })?.into_inner()),
@@ -112,27 +109,47 @@ pub async fn update(
                 update.system_prompt = Some(prompt);
             }
             k if READ_ONLY.contains(&k) => {}
-            k if widget.contains_key(k) => {
-                widget.insert(key, value);
-                widget_changed = true;
+            k if known.contains_key(k) => {
+                patch.insert(key, value);
             }
             other => return Err(ApiError::validation(format!("Unknown field {other}"))),
         }
     }
-    if widget_changed {
-        let mut merged: WidgetConfig = serde_json::from_value(Value::Object(widget))
-            .map_err(|e| ApiError::validation(format!("Invalid widget configuration: {e}")))?;
-        merged.validate().map_err(ApiError::validation)?;
-        for text in [&merged.welcome_message, &merged.popup_message, &merged.lead_capture_message, &merged.handover_message] {
-            if text.chars().count() > 1000 {
-                return Err(ApiError::validation("Messages must be at most 1000 characters"));
-            }
-        }
-        update.widget = Some(merged);
+    if !patch.is_empty() {
+        // Checked now against the configuration as read, so a refusal costs no write; merged
+        // again inside the update over the configuration as it is then, so a save of other
+        // widget fields that landed meanwhile is kept.
+        merged_widget(stored, &patch).map_err(ApiError::validation)?;
+        update.widget_change = Some(Box::new(move |current| merged_widget(current, &patch)));
     }
     let bot = state.store.update_bot(&access.bot.id, update).await?;
     state.engine.bot_changed(&access.bot.id);
     Ok(HttpResponse::Ok().json(json!({"bot": views::bot(&bot, access.role)})))
+}
+
+/// The widget's fields by their stored names.
+fn widget_fields(widget: &WidgetConfig) -> Map<String, Value> {
+    match serde_json::to_value(widget) {
+        Ok(Value::Object(map)) => map,
+        _ => Map::new(),
+    }
+}
+
+/// `patch` (widget fields by their stored names) over `widget`, if the result passes the
+/// editor's rules; else the rule's words.
+fn merged_widget(widget: WidgetConfig, patch: &Map<String, Value>) -> Result<WidgetConfig, String> {
+    let mut fields = widget_fields(&widget);
+    for (key, value) in patch {
+        fields.insert(key.clone(), value.clone());
+    }
+    let mut merged: WidgetConfig = serde_json::from_value(Value::Object(fields)).map_err(|e| format!("Invalid widget configuration: {e}"))?;
+    merged.validate()?;
+    for text in [&merged.welcome_message, &merged.popup_message, &merged.lead_capture_message, &merged.handover_message] {
+        if text.chars().count() > 1000 {
+            return Err("Messages must be at most 1000 characters".into());
+        }
+    }
+    Ok(merged)
 }
 
 /// Deletes the bot with everything it owns, its files too (icon and training PDFs).

@@ -118,6 +118,11 @@ pub async fn invite(state: web::Data<AppState>, access: BotAccess<ManageTeam>, b
     if owner.is_some_and(|o| o.email == email.as_str()) {
         return Err(ApiError::conflict("The owner is already on the team"));
     }
+    // Refusals first: only an invitation that will be mailed spends the inviter's mail budget.
+    let team = state.store.team_members(&access.bot.id).await?;
+    if team.iter().any(|m| m.email.eq_ignore_ascii_case(email.as_str())) {
+        return Err(ApiError::conflict("This person is already on the team or invited"));
+    }
     state.auth_throttle.invitation_mail(&access.user.id)?;
     let secret = secrets::new_secret();
     let member = state
@@ -141,6 +146,10 @@ pub async fn invite(state: web::Data<AppState>, access: BotAccess<ManageTeam>, b
 #[utoipa::path(post, path = "/api/bots/{bot_id}/team/{member_id}/resend", tag = "team", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id"), ("member_id" = String, Path, description = "A team member (or pending invitation)")), responses((status = 200, description = "Sent again", body = replies::OneMember), ApiErrors))]
 pub async fn resend(state: web::Data<AppState>, access: BotAccess<ManageTeam>, path: web::Path<(String, String)>) -> ApiResult<HttpResponse> {
     let (_, member_id) = path.into_inner();
+    let team = state.store.team_members(&access.bot.id).await?;
+    if !team.iter().any(|m| m.id == member_id && m.status == "pending") {
+        return Err(ApiError::not_found("Invitation"));
+    }
     state.auth_throttle.invitation_mail(&access.user.id)?;
     let secret = secrets::new_secret();
     let member = state.store.renew_invitation(&access.bot.id, &member_id, &secrets::hash(&secret)).await.map_err(|e| match e {

@@ -2,6 +2,7 @@
 //! Every change goes through the engine, so live clients hear the same events as on the
 //! socket path.
 
+pub(crate) mod first_messages;
 mod send;
 mod sessions;
 mod stats;

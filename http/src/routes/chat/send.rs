@@ -1,17 +1,21 @@
-//! `POST /api/chat {message, botId, sessionId?, leadData?}` → `{sessionId, aiResponse,
+//! `POST /api/chat {message, botId, sessionId?, leadData?, clientId?}` → `{sessionId, aiResponse,
 //! visitorToken}`. A new conversation gets a visitor token bound to its bot and session; later
 //! messages of that session must bring it back (body `visitorToken` or `X-Visitor-Token`), so
-//! knowing a session id is not enough to write into it.
+//! knowing a session id is not enough to write into it. A message sent again with its `clientId`
+//! is saved and answered once (a first message: `first_messages`; a later one: the session's).
 
 use crate::openapi::{replies, ApiErrors};
 use utoipa::ToSchema;
 
+use actix_web::http::header::ContentType;
 use actix_web::{web, HttpRequest, HttpResponse};
-use parley_engine::chat::VisitorMessage;
+use parley_engine::chat::resends::CLIENT_ID_CHARS;
+use parley_engine::chat::{Engine, VisitorMessage, BUSY};
 use parley_store::chat::CustomerInfo;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::first_messages::Seen;
 use crate::auth::caller::{visitor_token, Caller};
 use crate::error::{ApiError, ApiResult};
 use crate::limits::{ConversationTrip, TOO_MANY_NEW_CONVERSATIONS_FROM_YOU, TOO_MANY_NEW_CONVERSATIONS_ON_BOT};
@@ -30,6 +34,9 @@ pub struct SendBody {
     #[schema(value_type = Option<crate::openapi::entities::LeadData>)]
     lead_data: Option<CustomerInfo>,
     visitor_token: Option<String>,
+    /// The client's id for this message: sent again with it (no answer came), it is saved and
+    /// answered once. At most 64 characters.
+    client_id: Option<String>,
 }
 
 /// A visitor's message: starts a conversation (no `sessionId`) or continues one (with its
@@ -51,19 +58,34 @@ pub async fn send(state: web::Data<AppState>, req: HttpRequest, body: web::Json<
             .ok_or_else(|| ApiError::unauthorized("This conversation needs its visitor token"))?;
     }
     visitor_guard::check(&state, &bot, CallOrigin::of(&req).as_ref(), session_id.as_deref())?;
+    let client_id = body.client_id.filter(|id| !id.is_empty());
+    if client_id.as_ref().is_some_and(|id| id.chars().count() > CLIENT_ID_CHARS) {
+        return Err(ApiError::validation(format!("clientId is too long (the limit is {CLIENT_ID_CHARS} characters)")));
+    }
+    // A first message sent again: the first call's answer, or busy while it is being answered.
+    let mut claim = None;
+    if let (None, Some(id)) = (&session_id, &client_id) {
+        match state.first_messages.claim(&bot.id, id, body.message.trim(), state.client_ip.of(&req)) {
+            Seen::Answered(answer) => return Ok(HttpResponse::Ok().content_type(ContentType::json()).body(answer.to_string())),
+            Seen::Answering => return Err(ApiError::unavailable(BUSY)),
+            Seen::New(new) => claim = new,
+        }
+    }
     if session_id.is_none() {
+        // A message the engine would refuse starts nothing, so it spends none of the budget.
+        Engine::check_visitor_message(&bot, &body.message, body.lead_data.as_ref())?;
         new_conversation_budget(&state, &req, &bot).await?;
     }
     let outcome = state
         .engine
-        .visitor_message(VisitorMessage { bot_id: body.bot_id.clone(), session_id, text: body.message, lead: body.lead_data, ack_on_save: false, client_id: None })
+        .visitor_message(VisitorMessage { bot_id: body.bot_id.clone(), session_id, text: body.message, lead: body.lead_data, ack_on_save: false, client_id })
         .await?;
     let token = state.tokens.issue(&outcome.session_id, "visitor", Some(&body.bot_id))?;
     let ai_response = outcome.reply.as_ref().map(|r| r.content.as_str());
     // The reply's "did you mean" quick replies (also on `reply`), so a caller that reads only
     // `aiResponse` sees them too.
     let suggestions: Vec<String> = outcome.reply.as_ref().and_then(|r| serde_json::from_str(&r.suggestions).ok()).unwrap_or_default();
-    Ok(HttpResponse::Ok().json(json!({
+    let answer = json!({
         "sessionId": outcome.session_id,
         "aiResponse": ai_response,
         "visitorToken": token,
@@ -72,7 +94,12 @@ pub async fn send(state: web::Data<AppState>, req: HttpRequest, body: web::Json<
         "agentConnected": outcome.agent_connected,
         "offerHandoff": outcome.offer_handoff,
         "suggestions": suggestions,
-    })))
+    })
+    .to_string();
+    if let Some(claim) = claim {
+        claim.answered(&answer);
+    }
+    Ok(HttpResponse::Ok().content_type(ContentType::json()).body(answer))
 }
 
 /// A new conversation spends one of the owner's plan: it must fit the caller's and the bot's

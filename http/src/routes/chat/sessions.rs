@@ -120,6 +120,8 @@ pub async fn status(state: web::Data<AppState>, AuthUser(user): AuthUser, path: 
     if body.status.is_none() && body.priority.is_none() {
         return Err(ApiError::validation("Give a status or a priority"));
     }
+    // Both are checked before the resolve below: a refused priority must not leave it resolved.
+    parley_engine::chat::Engine::check_status(body.status.as_deref(), body.priority.as_deref())?;
     // Resolving is one path whichever call asks for it: the resolve time, who resolved it, the
     // system note and the dashboards' `session-resolved` (a status write alone would skip them).
     let (status, mut session) = match body.status.as_deref() {

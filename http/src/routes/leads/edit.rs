@@ -62,7 +62,9 @@ pub async fn update(state: web::Data<AppState>, access: LeadAccess<EditLeads>, b
         return Err(ApiError::validation("A lead cannot be moved to another bot"));
     }
     let changes = body.into_changes()?;
-    if let Some(assignee) = &changes.assigned_to {
+    // Only a new assignee is checked: the edit form sends the current one back, and a lead
+    // whose assignee has since left the team must still be editable.
+    if let Some(assignee) = changes.assigned_to.as_ref().filter(|a| a.as_deref() != access.lead.assigned_to.as_deref()) {
         check_assignee(&state, &access.lead.bot_id, assignee.as_deref()).await?;
     }
     state.store.update_lead(&access.lead.id, changes).await.map_err(gone)?;
