@@ -49,6 +49,22 @@ fn start_with(config: EngineConfig) -> String {
     format!("http://127.0.0.1:{port}")
 }
 
+/// Serves `io` alone at /socket.io/; returns the base URL.
+fn serve_socket_io(io: SocketIo) -> String {
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+    let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let mounts = LiveMounts::new().socket_io(&io);
+    let server = realtime::http_server(vec![listener], 1, mounts, move || {
+        let io = io.clone();
+        App::new().configure(move |cfg| realtime::configure(cfg, io))
+    })
+    .unwrap()
+    .disable_signals()
+    .run();
+    actix_web::rt::spawn(server);
+    base
+}
+
 async fn get(url: &str) -> (u16, String) {
     let r = reqwest::get(url).await.unwrap();
     (r.status().as_u16(), r.text().await.unwrap())
@@ -304,17 +320,7 @@ async fn a_closed_socket_lets_go_of_its_handlers() {
         });
         Ok(())
     });
-    let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
-    let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-    let mounts = LiveMounts::new().socket_io(&io);
-    let server = realtime::http_server(vec![listener], 1, mounts, move || {
-        let io = io.clone();
-        App::new().configure(move |cfg| realtime::configure(cfg, io))
-    })
-    .unwrap()
-    .disable_signals()
-    .run();
-    actix_web::rt::spawn(server);
+    let base = serve_socket_io(io);
 
     for _ in 0..3 {
         let (_, body) = get(&format!("{base}/socket.io/?EIO=4&transport=polling")).await;
@@ -350,17 +356,7 @@ async fn a_slow_pollers_waiting_packets_leave_no_room() {
         });
         Ok(())
     });
-    let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
-    let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-    let mounts = LiveMounts::new().socket_io(&io);
-    let server = realtime::http_server(vec![listener], 1, mounts, move || {
-        let io = io.clone();
-        App::new().configure(move |cfg| realtime::configure(cfg, io))
-    })
-    .unwrap()
-    .disable_signals()
-    .run();
-    actix_web::rt::spawn(server);
+    let base = serve_socket_io(io);
 
     let (_, body) = get(&format!("{base}/socket.io/?EIO=4&transport=polling")).await;
     let v: Value = serde_json::from_str(&body[1..]).unwrap();
