@@ -1,4 +1,5 @@
-//! The product's `Brain`: for each visitor turn, spend a credit of the owner's plan, retrieve
+//! The product's `Brain`: for each visitor turn, spend a credit of the owner's plan (given back
+//! if no reply comes of it), retrieve
 //! from the bot's knowledge (hybrid index, cached per knowledge version), and let the configured
 //! answerer (extractive, or an OpenAI-compatible model) compose the reply with its citations.
 
@@ -91,6 +92,38 @@ fn turns(history: &[parley_store::models::ChatMessage], limit: usize) -> Vec<Tur
         .collect()
 }
 
+/// A credit spent on a reply being made: given back when dropped before [`HeldCredit::keep`]
+/// (an error on the way, or the reply's future dropped at its timeout).
+struct HeldCredit {
+    store: Store,
+    owner_id: String,
+    kept: bool,
+}
+
+impl HeldCredit {
+    fn keep(mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for HeldCredit {
+    fn drop(&mut self) {
+        if self.kept {
+            return;
+        }
+        let (store, owner_id) = (self.store.clone(), std::mem::take(&mut self.owner_id));
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::warn!(owner = %owner_id, "a credit of a failed reply could not be given back (no runtime)");
+            return;
+        };
+        runtime.spawn(async move {
+            if let Err(e) = store.release_credit(&owner_id).await {
+                tracing::warn!(owner = %owner_id, "a credit of a failed reply was not given back: {e}");
+            }
+        });
+    }
+}
+
 impl Brain for KnowledgeBrain {
     fn reply(&self, request: ReplyRequest) -> BoxFuture<'static, Result<BotReply, BrainError>> {
         let store = self.store.clone();
@@ -102,6 +135,9 @@ impl Brain for KnowledgeBrain {
                 (request.deltas)(NO_CREDITS_REPLY.to_string());
                 return Ok(BotReply { text: NO_CREDITS_REPLY.into(), citations: Vec::new(), offer_handoff: true, refused: false, suggestions: Vec::new() });
             }
+            // Spent first, so concurrent replies cannot go past the plan; given back unless a
+            // reply comes of it (the model failed, or the session stopped waiting for it).
+            let credit = HeldCredit { store: store.clone(), owner_id: bot.owner_id.clone(), kept: false };
             let loader_store = store.clone();
             let bot_id = bot.id.clone();
             let index = cache
@@ -127,6 +163,7 @@ impl Brain for KnowledgeBrain {
                 )
                 .await
                 .map_err(failed)?;
+            credit.keep();
             Ok(BotReply {
                 text: answer.text,
                 citations: answer

@@ -205,14 +205,24 @@ async fn a_failed_renewal_gives_grace_then_free_with_extra_bots_paused(backend: 
     assert_eq!(status_of(&list, &second), Some(json!("inactive")));
     assert_eq!(status_of(&list, &third), Some(json!("inactive")));
     assert_eq!(app.state.store.paused_bot_ids(&user_id).await.unwrap(), [second.clone(), third.clone()]);
+    // A paused bot cannot be switched back on past the plan; with the active one off, it can.
+    let (status, body) = app.put_json(&format!("/api/bots/{second}"), Some(&token), json!({"status": "active"})).await;
+    assert_eq!((status, body["error"]["code"].as_str(), body["error"]["limit"].as_str()), (StatusCode::FORBIDDEN, Some("plan_limit"), Some("bots")), "{body}");
+    let (_, list) = app.get("/api/bots", Some(&token)).await;
+    assert_eq!(status_of(&list, &second), Some(json!("inactive")));
+    assert_eq!(app.put_json(&format!("/api/bots/{first}"), Some(&token), json!({"status": "inactive"})).await.0, StatusCode::OK);
+    assert_eq!(app.put_json(&format!("/api/bots/{second}"), Some(&token), json!({"status": "active"})).await.0, StatusCode::OK);
+    assert_eq!(app.state.store.paused_bot_ids(&user_id).await.unwrap(), [third.clone()], "switched on by hand: no longer paused");
+    assert_eq!(app.put_json(&format!("/api/bots/{first}"), Some(&token), json!({"status": "active"})).await.0, StatusCode::FORBIDDEN);
 
     // Paying again brings Pro and the paused bots back.
     deliver(&app, &invoice_paid("evt_l4", "in_l4", "cus_late", MONTHLY, 30, 2900)).await;
     assert_eq!(subscription_of(&app, &token).await["planType"], "pro");
     let (_, list) = app.get("/api/bots", Some(&token)).await;
-    for id in [&first, &second, &third] {
+    for id in [&second, &third] {
         assert_eq!(status_of(&list, id), Some(json!("active")), "{id}");
     }
+    assert_eq!(status_of(&list, &first), Some(json!("inactive")), "switched off by its owner, not by the plan: stays off");
     assert!(app.state.store.paused_bot_ids(&user_id).await.unwrap().is_empty());
 }
 

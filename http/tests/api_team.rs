@@ -16,6 +16,7 @@ on_both_backends!(
     an_expired_invitation_says_whom_to_ask,
     invitations_are_validated_and_only_owners_and_admins_manage,
     invitation_mails_have_a_budget_per_member,
+    a_removed_or_demoted_admins_invitations_are_withdrawn,
 );
 
 async fn app_with_mail(backend: parley_store::Backend) -> (TestApp, SmtpServer) {
@@ -338,4 +339,34 @@ async fn invitation_mails_have_a_budget_per_member(backend: parley_store::Backen
     assert!(!team.to_string().contains("second@else.example"), "a refused invite saves nothing");
     let (status, _) = app.post_json(&format!("/api/bots/{mine}/team/invite"), Some(&other), json!({"email": "target@else.example", "role": "viewer"})).await;
     assert_eq!(status, StatusCode::CREATED, "another member's budget is their own");
+}
+
+/// An admin's pending invitations go when the admin is removed or may no longer manage the team:
+/// one could otherwise let them back in under another address.
+async fn a_removed_or_demoted_admins_invitations_are_withdrawn(backend: parley_store::Backend) {
+    let app = TestApp::spawn_with(backend, |s| s.billing.default_plan = "enterprise".into()).await;
+    let (owner, _) = app.signup("boss@shop.example").await;
+    let bot = app.create_bot(&owner, "Helpdesk").await;
+    let store = app.db.open().await.unwrap();
+    let seat_of = |email: &'static str| {
+        let store = store.clone();
+        let bot = bot.clone();
+        async move { store.team_members(&bot).await.unwrap().into_iter().find(|m| m.email == email).map(|m| m.id) }
+    };
+    for (admin, alias) in [("ann@shop.example", "ann2@evil.example"), ("bea@shop.example", "bea2@evil.example")] {
+        app.member(&bot, "boss@shop.example", admin, parley_store::Role::Admin).await;
+        let admin_id = store.user_by_email(admin).await.unwrap().unwrap().id;
+        store.invite_member(&bot, alias, parley_store::Role::Admin, &admin_id).await.unwrap();
+        assert!(seat_of(alias).await.is_some());
+    }
+    let keep = store.invite_member(&bot, "kept@shop.example", parley_store::Role::Viewer, &store.user_by_email("boss@shop.example").await.unwrap().unwrap().id).await.unwrap();
+
+    let ann = seat_of("ann@shop.example").await.unwrap();
+    assert_eq!(app.delete(&format!("/api/bots/{bot}/team/{ann}"), Some(&owner)).await.0, StatusCode::OK);
+    assert!(seat_of("ann2@evil.example").await.is_none(), "a removed admin's invitation is withdrawn");
+    let bea = seat_of("bea@shop.example").await.unwrap();
+    let (status, body) = app.put_json(&format!("/api/bots/{bot}/team/{bea}"), Some(&owner), json!({"role": "viewer"})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(seat_of("bea2@evil.example").await.is_none(), "a demoted admin's invitation is withdrawn");
+    assert_eq!(seat_of("kept@shop.example").await, Some(keep.id), "others' invitations stay");
 }

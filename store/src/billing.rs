@@ -254,11 +254,34 @@ impl Store {
     /// Gives back a conversation claimed for one that never started (its first message was
     /// refused, so the visitor will try again and claim another).
     pub async fn release_conversation(&self, user_id: &str) -> StoreResult<()> {
+        self.release_one(user_id, Metered::Conversations).await
+    }
+
+    /// Gives back a credit spent on a reply that never came (the model failed or timed out).
+    pub async fn release_credit(&self, user_id: &str) -> StoreResult<()> {
+        self.release_one(user_id, Metered::Credits).await
+    }
+
+    /// Uncounts one use of `what` in the owner's current period (never below zero).
+    async fn release_one(&self, user_id: &str, what: Metered) -> StoreResult<()> {
         let start = self.allowance(user_id).await?.period_start;
-        db_run!(self, |conn| diesel::update(usage_counters::table.find((user_id, start)).filter(usage_counters::conversations.gt(0)))
-            .set(usage_counters::conversations.eq(usage_counters::conversations - 1))
-            .execute(conn)
-            .await)?;
+        db_run!(self, |conn| {
+            let target = usage_counters::table.find((user_id, start));
+            match what {
+                Metered::Credits => {
+                    diesel::update(target.filter(usage_counters::credits_used.gt(0)))
+                        .set(usage_counters::credits_used.eq(usage_counters::credits_used - 1))
+                        .execute(conn)
+                        .await
+                }
+                Metered::Conversations => {
+                    diesel::update(target.filter(usage_counters::conversations.gt(0)))
+                        .set(usage_counters::conversations.eq(usage_counters::conversations - 1))
+                        .execute(conn)
+                        .await
+                }
+            }
+        })?;
         Ok(())
     }
 

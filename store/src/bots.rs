@@ -5,7 +5,7 @@ use diesel_async::RunQueryDsl;
 use serde::{Deserialize, Serialize};
 
 use crate::models::{Bot, BotSettingsRow, KnowledgeSource};
-use crate::schema::{bot_settings, bots, knowledge_sources, team_members};
+use crate::schema::{bot_settings, bots, knowledge_sources, paused_bots, team_members};
 use crate::{new_id, time, Role, Store, StoreError, StoreResult};
 
 /// A user's uploads as the store knows them (see `Store::upload_footprint`).
@@ -449,6 +449,11 @@ impl Store {
                 bot.description = v;
             }
             if let Some(v) = update.status {
+                // Switched on by hand: no longer one the plan paused (a later plan change would
+                // otherwise count it twice).
+                if v == "active" && bot.status != "active" {
+                    diesel::delete(paused_bots::table.find(bot_id)).execute(conn).await?;
+                }
                 bot.status = v;
             }
             if let Some(v) = update.icon {
@@ -483,6 +488,12 @@ impl Store {
                 .await?;
             Ok(bot)
         })
+    }
+
+    /// How many of the owner's bots answer visitors (status `active`).
+    pub async fn active_bot_count(&self, owner_id: &str) -> StoreResult<i64> {
+        db_run!(self, |conn| bots::table.filter(bots::owner_id.eq(owner_id)).filter(bots::status.eq("active")).count().get_result(conn).await)
+            .map_err(Into::into)
     }
 
     /// Deletes the bot and, through the foreign keys, everything that belongs to it.

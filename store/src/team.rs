@@ -68,6 +68,23 @@ fn invitation_ttl() -> Duration {
     Duration::days(INVITATION_TTL_DAYS)
 }
 
+
+/// Deletes the pending invitations `inviter` sent for the bot. Inside a transaction body; a
+/// macro because the body is expanded once per backend.
+macro_rules! withdraw_invitations {
+    ($conn:ident, $bot_id:expr, $inviter:expr) => {{
+        let inviter: &str = $inviter;
+        diesel::delete(
+            team_members::table
+                .filter(team_members::bot_id.eq($bot_id))
+                .filter(team_members::invited_by.eq(inviter))
+                .filter(team_members::status.eq("pending")),
+        )
+        .execute($conn)
+        .await?;
+    }};
+}
+
 impl Store {
     /// Invites `email` to the bot with `role`, with no link token (the person accepts from
     /// their invitation list once their address is verified). See `create_invitation`.
@@ -222,7 +239,9 @@ impl Store {
             if owner == *user_id || already > 0 {
                 return Err(StoreError::Conflict("already on the team".into()));
             }
-            diesel::update(team_members::table.find(member_id))
+            // Still pending when written: of two accepts of one invitation at once (PostgreSQL
+            // reads above without a lock), the second changes nothing.
+            let n = diesel::update(team_members::table.find(member_id).filter(team_members::status.eq("pending")))
                 .set((
                     team_members::status.eq("active"),
                     team_members::user_id.eq(user_id),
@@ -232,6 +251,9 @@ impl Store {
                 ))
                 .execute(conn)
                 .await?;
+            if n == 0 {
+                return Err(StoreError::NotFound);
+            }
             let member: TeamMember = team_members::table.find(member_id).first(conn).await?;
             Ok(member)
         })
@@ -275,28 +297,39 @@ impl Store {
         self.team_member(bot_id, member_id).await?.ok_or(StoreError::NotFound)
     }
 
-    /// Changes a member's (or a pending invitation's) role. `NotFound` if no such row.
+    /// Changes a member's (or a pending invitation's) role. `NotFound` if no such row. A member
+    /// who may no longer manage the team loses the invitations they sent that nobody accepted
+    /// yet (a demoted admin must not get back in through one).
     pub async fn set_member_role(&self, bot_id: &str, member_id: &str, role: Role) -> StoreResult<TeamMember> {
-        let n = db_run!(self, |conn| diesel::update(
-            team_members::table.find(member_id).filter(team_members::bot_id.eq(bot_id))
-        )
-        .set(team_members::role.eq(role.as_str()))
-        .execute(conn)
-        .await)?;
+        let inviter = self.team_member(bot_id, member_id).await?.and_then(|m| m.user_id).filter(|_| !role.can_manage_team());
+        let n = db_tx!(self, owned(bot_id, member_id), |conn| async move {
+            let n = diesel::update(team_members::table.find(member_id).filter(team_members::bot_id.eq(bot_id)))
+                .set(team_members::role.eq(role.as_str()))
+                .execute(conn)
+                .await?;
+            if let Some(inviter) = inviter.filter(|_| n > 0) {
+                withdraw_invitations!(conn, bot_id, &inviter);
+            }
+            Ok::<_, StoreError>(n)
+        })?;
         if n == 0 {
             return Err(StoreError::NotFound);
         }
         self.team_member(bot_id, member_id).await?.ok_or(StoreError::NotFound)
     }
 
-    /// Removes a member, or revokes an invitation; returns the row as it was.
+    /// Removes a member, or revokes an invitation; returns the row as it was. The invitations
+    /// a removed member sent that nobody accepted yet go with them.
     pub async fn remove_member(&self, bot_id: &str, member_id: &str) -> StoreResult<TeamMember> {
         let member = self.team_member(bot_id, member_id).await?.ok_or(StoreError::NotFound)?;
-        let n = db_run!(self, |conn| diesel::delete(
-            team_members::table.find(member_id).filter(team_members::bot_id.eq(bot_id))
-        )
-        .execute(conn)
-        .await)?;
+        let inviter = member.user_id.clone();
+        let n = db_tx!(self, owned(bot_id, member_id), |conn| async move {
+            let n = diesel::delete(team_members::table.find(member_id).filter(team_members::bot_id.eq(bot_id))).execute(conn).await?;
+            if let Some(inviter) = inviter.filter(|_| n > 0) {
+                withdraw_invitations!(conn, bot_id, &inviter);
+            }
+            Ok::<_, StoreError>(n)
+        })?;
         if n == 0 {
             return Err(StoreError::NotFound);
         }

@@ -3,6 +3,7 @@
 use crate::openapi::{entities, replies, ApiErrors};
 
 use actix_web::{web, HttpResponse};
+use parley_store::billing::Limit;
 use parley_store::bots::{BotUpdate, WidgetConfig};
 use serde_json::{json, Map, Value};
 
@@ -122,9 +123,31 @@ pub async fn update(
         merged_widget(stored, &patch).map_err(ApiError::validation)?;
         update.widget_change = Some(Box::new(move |current| merged_widget(current, &patch)));
     }
+    if update.status.as_deref() == Some("active") && access.bot.status != "active" {
+        within_active_bots(&state, &access.bot.owner_id).await?;
+    }
     let bot = state.store.update_bot(&access.bot.id, update).await?;
     state.engine.bot_changed(&access.bot.id);
     Ok(HttpResponse::Ok().json(json!({"bot": views::bot(&bot, access.role)})))
+}
+
+/// Switching a bot on must keep the owner's active bots within their plan: bots paused by a
+/// smaller plan (and any beyond it) stay off until there is room.
+async fn within_active_bots(state: &AppState, owner_id: &str) -> ApiResult<()> {
+    let allowance = state.store.allowance(owner_id).await?;
+    let limit = allowance.plan.bots_limit;
+    if parley_store::billing::is_unlimited(limit) || state.store.active_bot_count(owner_id).await? < i64::from(limit) {
+        return Ok(());
+    }
+    Err(ApiError::plan_limit(
+        Limit::Bots,
+        format!(
+            "Your {} plan allows {} active assistant{}. Upgrade your plan on the Billing page (/billing), or switch another assistant off first.",
+            allowance.plan.name,
+            limit,
+            if limit == 1 { "" } else { "s" }
+        ),
+    ))
 }
 
 /// The widget's fields by their stored names.
