@@ -291,6 +291,16 @@ async fn crawl_follows_robots_sitemap_redirects_and_caps() {
 }
 
 #[tokio::test]
+async fn a_crawl_that_reads_nothing_says_why_its_start_was_passed_over() {
+    let site = serve_site(1000).await;
+    // The start page alone (no links or sitemap followed).
+    let settings = CrawlerSettings { max_depth: 0, ..crawler_settings(true) };
+    let outcome = Crawler::new(&settings).unwrap().crawl(&format!("{}/secret", site.base), &mut |_| {}).await;
+    let reason = outcome.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(reason.contains("no page with text was found") && reason.contains("/secret: disallowed by robots.txt"), "{reason}");
+}
+
+#[tokio::test]
 async fn crawl_stops_at_the_page_cap() {
     let site = serve_site(1000).await;
     let mut settings = crawler_settings(true);

@@ -264,10 +264,11 @@ fn lexical_units(all: &[&str], question: &str) -> Vec<UnitScore> {
 /// `max_chars`) that mentions the question's words most, marked with ellipses where cut.
 pub fn excerpt(content: &str, question: &str, max_chars: usize) -> String {
     let content = content.trim();
-    if content.chars().count() <= max_chars {
+    let sentences = split_sentences(content);
+    // A passage's answer is at most three sentences, however short they are.
+    if content.chars().count() <= max_chars && sentences.len() <= MAX_ANSWER_SENTENCES {
         return content.to_string();
     }
-    let sentences = split_sentences(content);
     let wanted: Vec<String> = tokenize(question);
     let score = |s: &str| -> usize {
         let toks = tokenize(s);
@@ -283,7 +284,7 @@ pub fn excerpt(content: &str, question: &str, max_chars: usize) -> String {
         let mut end = start;
         while let Some(s) = sentences.get(end) {
             let l = s.chars().count() + usize::from(end > start);
-            if len + l > max_chars {
+            if len + l > max_chars || end - start >= MAX_ANSWER_SENTENCES {
                 break;
             }
             len += l;
@@ -529,6 +530,9 @@ mod tests {
         assert_eq!(answer.text, "Gift cards never expire and can be used online.");
         assert_eq!(answer.citations[0].url.as_deref(), Some("https://shop.example/about"));
         assert_eq!(excerpt("Short.", "x", 600), "Short.");
+        // Short sentences, many of them: still three at most, the ones the question names.
+        assert_eq!(excerpt("One. Two. Three. Four hours. Five.", "hours?", 600), "… Two. Three. Four hours. …");
+        assert_eq!(excerpt("Open daily. Closed Sundays. Call us. Hours vary.", "x", 600), "Open daily. Closed Sundays. Call us. …");
         let one_long_word_run = "a".repeat(50) + " " + &"b".repeat(700);
         assert!(excerpt(&one_long_word_run, "x", 100).ends_with(" …"));
     }

@@ -20,7 +20,7 @@
 use std::collections::{HashSet, VecDeque};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use parley_config::CrawlerSettings;
 use url::Url;
@@ -113,8 +113,17 @@ impl Crawler {
             report(CrawlReport::Skipped { url: url.to_string(), reason: reason.clone() });
             result.skipped.push((url.to_string(), reason));
         };
+        // The whole crawl's time: a page's worth of the fetch timeout for each page it may read
+        // (twice, for redirects and robots), so a site answering each request just in time
+        // cannot hold a training slot for hours; what was read by then is kept.
+        let page_time = Duration::from_secs(self.settings.timeout_secs.max(1)).saturating_mul(2);
+        let deadline = Instant::now() + page_time.saturating_mul(u32::try_from(self.settings.max_pages.max(1)).unwrap_or(u32::MAX));
         while let Some((url, depth)) = frontier.pop() {
             if result.pages.len() >= self.settings.max_pages {
+                break;
+            }
+            if Instant::now() >= deadline {
+                first_error.get_or_insert_with(|| "the site took too long to read".into());
                 break;
             }
             // Checked when taken from the queue (at most `SEEN_PER_PAGE` × max pages times in
@@ -181,9 +190,12 @@ impl Crawler {
             result.pages.push(CrawledPage { url: fetched.url, title, text: page.text });
         }
         if result.pages.is_empty() {
-            return Err(IngestError::Fetch(match first_error {
-                Some(e) => format!("no page could be read ({e})"),
-                None => "no page with text was found".into(),
+            // Why the first page was passed over says what to fix (robots.txt, noindex, ...).
+            let skipped = result.skipped.first().map(|(url, reason)| format!("{url}: {reason}"));
+            return Err(IngestError::Fetch(match (first_error, skipped) {
+                (Some(e), _) => format!("no page could be read ({e})"),
+                (None, Some(skipped)) => format!("no page with text was found ({skipped})"),
+                (None, None) => "no page with text was found".into(),
             }));
         }
         Ok(result)

@@ -117,7 +117,7 @@ pub fn parse_html(html: &str, base: &Url) -> HtmlPage {
                         "h1" => {
                             in_h1 = in_h1.saturating_sub(1);
                             if !first_h1.trim().is_empty() && page.title.is_empty() {
-                                page.title = squash(&first_h1);
+                                page.title = title_of(&first_h1);
                             }
                         }
                         _ => {}
@@ -132,7 +132,7 @@ pub fn parse_html(html: &str, base: &Url) -> HtmlPage {
         }
     }
     flush(&mut current, &mut blocks);
-    let title = squash(&title);
+    let title = title_of(&title);
     if !title.is_empty() {
         page.title = title;
     }
@@ -208,6 +208,12 @@ pub fn nesting_estimate(html: &str) -> usize {
     max
 }
 
+/// A page's title as stored: squashed and at most `MAX_SOURCE_NAME_CHARS` characters (it becomes
+/// the title of each of the page's chunks, and a page's `<title>` can be as long as the page).
+fn title_of(text: &str) -> String {
+    squash(text).chars().take(parley_store::knowledge::MAX_SOURCE_NAME_CHARS).collect()
+}
+
 fn squash(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -251,6 +257,14 @@ mod tests {
             assert!(!page.text.contains(gone), "{gone}");
         }
         assert_eq!(page.links, vec![Url::parse("https://example.com/about").unwrap()]);
+    }
+
+    #[test]
+    fn a_page_title_is_kept_to_the_source_name_limit() {
+        let html = format!("<html><head><title>{}</title></head><body><p>Text.</p></body></html>", "Long title ".repeat(500));
+        let page = parse_html(&html, &base());
+        assert_eq!(page.title.chars().count(), parley_store::knowledge::MAX_SOURCE_NAME_CHARS);
+        assert!(page.title.starts_with("Long title Long title"));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use parley_store::knowledge::{
     NewChunk, NewSource, SourceKind, TrainingStatus, MAX_ANSWER_CHARS, MAX_QUESTION_CHARS, MAX_SOURCE_NAME_CHARS, MAX_TEXT_CHARS,
 };
 use parley_store::models::{KnowledgeSource, QaPair};
-use parley_store::Store;
+use parley_store::{Store, StoreError};
 
 use super::chunk::{chunk_sections, ChunkConfig, Section, TextChunk};
 use super::crawl::{parse_start_url, CrawlReport, Crawler};
@@ -243,12 +243,12 @@ impl Trainer {
     /// Starts training a source on the runtime and returns at once.
     pub fn spawn_source(&self, source_id: String) -> tokio::task::JoinHandle<IngestResult<TrainingStatus>> {
         let trainer = self.clone();
-        tokio::spawn(async move { trainer.train_source(&source_id).await })
+        tokio::spawn(async move { logged(&source_id, trainer.train_source(&source_id).await) })
     }
 
     pub fn spawn_qa(&self, qa_id: String) -> tokio::task::JoinHandle<IngestResult<TrainingStatus>> {
         let trainer = self.clone();
-        tokio::spawn(async move { trainer.train_qa(&qa_id).await })
+        tokio::spawn(async move { logged(&qa_id, trainer.train_qa(&qa_id).await) })
     }
 
     // ---- training ----
@@ -283,7 +283,18 @@ impl Trainer {
         };
         match outcome {
             Ok((chunks, pages)) => {
-                let version = self.store.replace_source_chunks(&source.id, chunks, pages).await?;
+                let version = match self.store.replace_source_chunks(&source.id, chunks, pages).await {
+                    Ok(version) => version,
+                    Err(StoreError::NotFound) => return Err(IngestError::NotFound),
+                    // Not left `processing` until a restart: failed, with what to do.
+                    Err(e) => {
+                        tracing::warn!(source = %source.id, "saving a trained source failed: {e}");
+                        let version = self.store.fail_source(&source.id, NOT_SAVED).await?;
+                        self.emit_status(&source.bot_id, item, TrainingStatus::Failed, Some(NOT_SAVED.into()));
+                        self.emit(TrainingEvent::KnowledgeChanged { bot_id: source.bot_id.clone(), version });
+                        return Ok(TrainingStatus::Failed);
+                    }
+                };
                 self.emit_status(&source.bot_id, item, TrainingStatus::Completed, None);
                 self.emit(TrainingEvent::KnowledgeChanged { bot_id: source.bot_id.clone(), version });
                 Ok(TrainingStatus::Completed)
@@ -354,6 +365,12 @@ impl Trainer {
             .map_err(|e| IngestError::Io(format!("chunking stopped: {e}")))?;
         if chunks.is_empty() {
             return Err(IngestError::NoText);
+        }
+        if chunks.len() > MAX_CHUNKS_PER_SOURCE {
+            return Err(IngestError::Invalid(format!(
+                "This source holds more text than one source may ({} passages; at most {MAX_CHUNKS_PER_SOURCE}, about 8 MB of text). Split it into smaller sources.",
+                chunks.len()
+            )));
         }
         Ok((chunks, pages))
     }
@@ -441,7 +458,16 @@ impl Trainer {
         };
         match self.embed(vec![chunk], false).await {
             Ok(chunks) => {
-                let version = self.store.replace_qa_chunks(&pair.id, chunks).await?;
+                let version = match self.store.replace_qa_chunks(&pair.id, chunks).await {
+                    Ok(version) => version,
+                    Err(StoreError::NotFound) => return Err(IngestError::NotFound),
+                    Err(e) => {
+                        tracing::warn!(qa = %pair.id, "saving a trained Q&A pair failed: {e}");
+                        self.store.set_qa_status(&pair.id, TrainingStatus::Failed, Some(NOT_SAVED)).await?;
+                        self.emit_status(&pair.bot_id, item, TrainingStatus::Failed, Some(NOT_SAVED.into()));
+                        return Ok(TrainingStatus::Failed);
+                    }
+                };
                 self.emit_status(&pair.bot_id, item, TrainingStatus::Completed, None);
                 self.emit(TrainingEvent::KnowledgeChanged { bot_id: pair.bot_id.clone(), version });
                 Ok(TrainingStatus::Completed)
@@ -482,19 +508,20 @@ impl Trainer {
             self.store.set_qa_status(&p.id, TrainingStatus::Processing, None).await?;
             self.emit_status(bot_id, TrainedItem::Qa(p.id.clone()), TrainingStatus::Processing, None);
         }
+        // One that cannot be finished (the database failing) does not keep the rest waiting.
         let mut summary = RetrainSummary::default();
         for s in sources {
             match self.train_source(&s.id).await {
                 Ok(status) => summary.add(status),
                 Err(IngestError::NotFound) => {} // deleted meanwhile
-                Err(e) => return Err(e),
+                Err(e) => tracing::warn!(source = %s.id, "re-training a source did not finish: {e}"),
             }
         }
         for p in pairs {
             match self.train_qa(&p.id).await {
                 Ok(status) => summary.add(status),
                 Err(IngestError::NotFound) => {}
-                Err(e) => return Err(e),
+                Err(e) => tracing::warn!(qa = %p.id, "re-training a Q&A pair did not finish: {e}"),
             }
         }
         Ok(summary)
@@ -521,6 +548,24 @@ impl Trainer {
         }
         Ok(summary)
     }
+}
+
+/// Most chunks one source may make (about 8 MB of text at the default chunk size): a PDF or a
+/// crawl past it would hold the server's memory and CPU for its vectors, and fails instead.
+const MAX_CHUNKS_PER_SOURCE: usize = 10_000;
+
+/// What a source or pair that was read but could not be saved says (the database failed).
+const NOT_SAVED: &str = "The trained text could not be saved (the database did not answer in time). Retrain to try again.";
+
+/// A training run spawned on its own (its caller does not wait): an error the source could not
+/// record as its status goes to the log.
+fn logged(item: &str, outcome: IngestResult<TrainingStatus>) -> IngestResult<TrainingStatus> {
+    if let Err(e) = &outcome {
+        if !matches!(e, IngestError::NotFound) {
+            tracing::warn!(item, "training did not finish: {e}");
+        }
+    }
+    outcome
 }
 
 /// The spec's Q&A rules; returns the trimmed pair.

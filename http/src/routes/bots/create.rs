@@ -163,7 +163,8 @@ pub async fn create(state: web::Data<AppState>, AuthUser(user): AuthUser, upload
             written.push(path.clone());
             Some(InitialSource {
                 kind: "pdf".into(),
-                name: filename,
+                // Shortened as a PDF added later is: the name titles every chunk and citation.
+                name: filename.chars().take(parley_store::knowledge::MAX_SOURCE_NAME_CHARS).collect(),
                 url: None,
                 content: None,
                 file_path: Some(path.to_string_lossy().to_string()),
