@@ -106,7 +106,9 @@ async fn subscriptions_in(stripe: &Stripe<'_>, customer: &str, status: &str) -> 
 
 /// Makes room for a new subscription: refuses while one is already paid at Stripe (its
 /// `invoice.paid` webhook is on its way: a second would bill twice), and cancels those still
-/// waiting for a first payment (a checkout left half way), so none is left to be paid.
+/// waiting for a first payment (a checkout left half way) and those whose renewal failed
+/// (`past_due`, `unpaid`: Stripe keeps retrying them, and a retry that succeeded after the new
+/// one was paid would bill twice), so none but the new one is left to be paid.
 async fn make_room(stripe: &Stripe<'_>, customer: &str) -> ApiResult<()> {
     if !subscriptions_in(stripe, customer, "active").await?.is_empty() {
         return Err(ApiError::new(
@@ -115,8 +117,10 @@ async fn make_room(stripe: &Stripe<'_>, customer: &str) -> ApiResult<()> {
             "Your payment went through; your plan changes as soon as Stripe confirms it",
         ));
     }
-    for id in subscriptions_in(stripe, customer, "incomplete").await? {
-        stripe.delete(&format!("subscriptions/{id}")).await.map_err(provider)?;
+    for status in ["incomplete", "past_due", "unpaid"] {
+        for id in subscriptions_in(stripe, customer, status).await? {
+            stripe.delete(&format!("subscriptions/{id}")).await.map_err(provider)?;
+        }
     }
     Ok(())
 }
