@@ -117,12 +117,13 @@ impl Crawler {
         // (twice, for redirects and robots), so a site answering each request just in time
         // cannot hold a training slot for hours; what was read by then is kept.
         let page_time = Duration::from_secs(self.settings.timeout_secs.max(1)).saturating_mul(2);
-        let deadline = Instant::now() + page_time.saturating_mul(u32::try_from(self.settings.max_pages.max(1)).unwrap_or(u32::MAX));
+        // (No deadline if the settings make it too far away to represent.)
+        let deadline = Instant::now().checked_add(page_time.saturating_mul(u32::try_from(self.settings.max_pages.max(1)).unwrap_or(u32::MAX)));
         while let Some((url, depth)) = frontier.pop() {
             if result.pages.len() >= self.settings.max_pages {
                 break;
             }
-            if Instant::now() >= deadline {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
                 first_error.get_or_insert_with(|| "the site took too long to read".into());
                 break;
             }

@@ -217,7 +217,10 @@ impl Session {
             Transport::Gone => After::Nothing,
             Transport::Polling => {
                 st.queue.push_back(packet);
-                if st.queue.len() > self.env.cfg.max_buffered_packets || st.queue.bytes > super::wsqueue::MAX_QUEUED_BYTES {
+                // One packet larger than the byte bound is taken when nothing else waits, as on
+                // a WebSocket (a long conversation's join history can be).
+                let too_many_bytes = st.queue.len() > 1 && st.queue.bytes > super::wsqueue::MAX_QUEUED_BYTES;
+                if st.queue.len() > self.env.cfg.max_buffered_packets || too_many_bytes {
                     st.queue.clear();
                     return After::Close(CloseReason::SlowClient);
                 }

@@ -92,6 +92,10 @@ impl FirstMessages {
                 u32::try_from(size).unwrap_or(u32::MAX)
             })
             .time_to_live(remembered_for)
+            // Least recently used out first, and every new message taken: moka's default
+            // (TinyLFU) may refuse a new entry when full, and a message being answered must be
+            // remembered.
+            .eviction_policy(moka::policy::EvictionPolicy::lru())
             .build();
         FirstMessages { seen, hasher: RandomState::new() }
     }
