@@ -97,6 +97,8 @@ fn turns(history: &[parley_store::models::ChatMessage], limit: usize) -> Vec<Tur
 struct HeldCredit {
     store: Store,
     owner_id: String,
+    /// The plan period the credit was counted in.
+    period_start: chrono::NaiveDateTime,
     kept: bool,
 }
 
@@ -111,13 +113,13 @@ impl Drop for HeldCredit {
         if self.kept {
             return;
         }
-        let (store, owner_id) = (self.store.clone(), std::mem::take(&mut self.owner_id));
+        let (store, owner_id, period_start) = (self.store.clone(), std::mem::take(&mut self.owner_id), self.period_start);
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             tracing::warn!(owner = %owner_id, "a credit of a failed reply could not be given back (no runtime)");
             return;
         };
         runtime.spawn(async move {
-            if let Err(e) = store.release_credit(&owner_id).await {
+            if let Err(e) = store.release_credit(&owner_id, period_start).await {
                 tracing::warn!(owner = %owner_id, "a credit of a failed reply was not given back: {e}");
             }
         });
@@ -131,13 +133,13 @@ impl Brain for KnowledgeBrain {
         let answerer = self.answerer.clone();
         Box::pin(async move {
             let bot = &request.bot;
-            if !store.spend_credit(&bot.owner_id).await.map_err(failed)? {
+            let Some(period_start) = store.hold_credit(&bot.owner_id).await.map_err(failed)? else {
                 (request.deltas)(NO_CREDITS_REPLY.to_string());
                 return Ok(BotReply { text: NO_CREDITS_REPLY.into(), citations: Vec::new(), offer_handoff: true, refused: false, suggestions: Vec::new() });
-            }
+            };
             // Spent first, so concurrent replies cannot go past the plan; given back unless a
             // reply comes of it (the model failed, or the session stopped waiting for it).
-            let credit = HeldCredit { store: store.clone(), owner_id: bot.owner_id.clone(), kept: false };
+            let credit = HeldCredit { store: store.clone(), owner_id: bot.owner_id.clone(), period_start, kept: false };
             let loader_store = store.clone();
             let bot_id = bot.id.clone();
             let index = cache

@@ -205,6 +205,12 @@ async fn a_failed_renewal_gives_grace_then_free_with_extra_bots_paused(backend: 
     assert_eq!(status_of(&list, &second), Some(json!("inactive")));
     assert_eq!(status_of(&list, &third), Some(json!("inactive")));
     assert_eq!(app.state.store.paused_bot_ids(&user_id).await.unwrap(), [second.clone(), third.clone()]);
+    // The lapsed subscription is no longer the account's: its deletion (a new checkout cancels
+    // it) does not start the Free period over.
+    let free = subscription_of(&app, &token).await;
+    deliver(&app, &subscription("evt_l3b", "customer.subscription.deleted", "cus_late", false, 0)).await;
+    assert!(free["currentPeriodStart"].is_string(), "{free}");
+    assert_eq!(subscription_of(&app, &token).await["currentPeriodStart"], free["currentPeriodStart"]);
     // A paused bot cannot be switched back on past the plan; with the active one off, it can.
     let (status, body) = app.put_json(&format!("/api/bots/{second}"), Some(&token), json!({"status": "active"})).await;
     assert_eq!((status, body["error"]["code"].as_str(), body["error"]["limit"].as_str()), (StatusCode::FORBIDDEN, Some("plan_limit"), Some("bots")), "{body}");

@@ -198,19 +198,25 @@ impl Store {
     /// Spends one credit if any is left this period; returns whether it was spent. The first
     /// refusal in a period leaves a limit notice for the owner.
     pub async fn spend_credit(&self, user_id: &str) -> StoreResult<bool> {
+        Ok(self.take_one(user_id, Metered::Credits).await?.is_some())
+    }
+
+    /// [`Store::spend_credit`] for a reply that may fail: the period the credit was counted in,
+    /// for [`Store::release_credit`], or `None` when none is left.
+    pub async fn hold_credit(&self, user_id: &str) -> StoreResult<Option<NaiveDateTime>> {
         self.take_one(user_id, Metered::Credits).await
     }
 
     /// Takes one of the owner's conversations this period if any is left; returns whether it
     /// was taken. The first refusal in a period leaves a limit notice for the owner.
     pub async fn claim_conversation(&self, user_id: &str) -> StoreResult<bool> {
-        self.take_one(user_id, Metered::Conversations).await
+        Ok(self.take_one(user_id, Metered::Conversations).await?.is_some())
     }
 
     /// Counts one use of `what` in the owner's current period if the plan allows another. The
     /// check and the increment are one conditional update, so concurrent replies or new
-    /// conversations cannot go past the plan.
-    async fn take_one(&self, user_id: &str, what: Metered) -> StoreResult<bool> {
+    /// conversations cannot go past the plan. Returns the period it was counted in.
+    async fn take_one(&self, user_id: &str, what: Metered) -> StoreResult<Option<NaiveDateTime>> {
         let allowance = self.allowance(user_id).await?;
         let limit = match what {
             Metered::Credits => allowance.plan.credits_limit,
@@ -247,24 +253,25 @@ impl Store {
                     .execute(conn)
                     .await?;
             }
-            Ok::<_, StoreError>(n == 1)
+            Ok::<_, StoreError>((n == 1).then_some(start))
         })
     }
 
     /// Gives back a conversation claimed for one that never started (its first message was
     /// refused, so the visitor will try again and claim another).
     pub async fn release_conversation(&self, user_id: &str) -> StoreResult<()> {
-        self.release_one(user_id, Metered::Conversations).await
-    }
-
-    /// Gives back a credit spent on a reply that never came (the model failed or timed out).
-    pub async fn release_credit(&self, user_id: &str) -> StoreResult<()> {
-        self.release_one(user_id, Metered::Credits).await
-    }
-
-    /// Uncounts one use of `what` in the owner's current period (never below zero).
-    async fn release_one(&self, user_id: &str, what: Metered) -> StoreResult<()> {
         let start = self.allowance(user_id).await?.period_start;
+        self.release_one(user_id, Metered::Conversations, start).await
+    }
+
+    /// Gives back a credit held for a reply that never came (the model failed or timed out), in
+    /// the period it was counted in (`hold_credit`'s), not a later one.
+    pub async fn release_credit(&self, user_id: &str, period_start: NaiveDateTime) -> StoreResult<()> {
+        self.release_one(user_id, Metered::Credits, period_start).await
+    }
+
+    /// Uncounts one use of `what` in the owner's period starting at `start` (never below zero).
+    async fn release_one(&self, user_id: &str, what: Metered, start: NaiveDateTime) -> StoreResult<()> {
         db_run!(self, |conn| {
             let target = usage_counters::table.find((user_id, start));
             match what {

@@ -303,6 +303,9 @@ impl Store {
                         subscriptions::current_period_end.eq(now + Duration::days(30)),
                         subscriptions::cancel_at_period_end.eq(false),
                         subscriptions::ends_at.eq(None::<NaiveDateTime>),
+                        // No longer the account's: its later `deleted` event (a checkout cancels
+                        // a past-due one) must not start the Free period over.
+                        subscriptions::stripe_subscription_id.eq(None::<String>),
                         subscriptions::updated_at.eq(now),
                     ))
                     .execute(conn)

@@ -299,6 +299,14 @@ async fn credits_are_spent_atomically_up_to_the_limit(backend: Backend) {
     }
     assert_eq!(spent, 100, "the Free plan has 100 credits");
     assert_eq!(store.allowance(&u.id).await.unwrap().remaining_credits(), 0);
+    // A credit given back returns to the period it was spent in, not to another.
+    let period = store.allowance(&u.id).await.unwrap().period_start;
+    store.release_credit(&u.id, period - chrono::Duration::days(30)).await.unwrap();
+    assert_eq!(store.allowance(&u.id).await.unwrap().remaining_credits(), 0, "an earlier period's credit is not this one's");
+    store.release_credit(&u.id, period).await.unwrap();
+    assert_eq!(store.allowance(&u.id).await.unwrap().remaining_credits(), 1);
+    assert_eq!(store.hold_credit(&u.id).await.unwrap(), Some(period), "held in this period");
+    assert_eq!(store.hold_credit(&u.id).await.unwrap(), None);
     store.count_conversation(&u.id).await.unwrap();
     assert_eq!(store.allowance(&u.id).await.unwrap().conversations_used, 1);
 }
