@@ -347,6 +347,7 @@ on_both_backends!(
     overlapping_trainings_of_one_item_run_one_after_another,
     a_pdf_bomb_fails_only_its_own_source,
     many_pairs_added_at_once_are_embedded_one_batch_at_a_time,
+    a_pair_whose_new_text_cannot_be_embedded_stops_answering,
 );
 
 /// A stand-in model: 3 dimensions from simple counts, so vectors are checkable.
@@ -360,6 +361,60 @@ impl Embedder for CountingEmbedder {
     fn dims(&self) -> usize {
         3
     }
+}
+
+/// [`CountingEmbedder`] that fails while `failing` is set: a model that stops working.
+struct SwitchedEmbedder {
+    failing: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Embedder for SwitchedEmbedder {
+    fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        if self.failing.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(EmbedError::Model("the model stopped".into()));
+        }
+        CountingEmbedder.embed(texts)
+    }
+
+    fn dims(&self) -> usize {
+        3
+    }
+}
+
+/// An edited pair whose new text cannot be embedded ends `failed` without its old chunk: shown
+/// as failed on the Training page, it no longer answers with what it said before.
+async fn a_pair_whose_new_text_cannot_be_embedded_stops_answering(backend: Backend) {
+    let f = fixture(backend).await;
+    let failing = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let settings = Settings::load_from(&Default::default()).unwrap();
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let sink = events.clone();
+    let t = Trainer::new(f.store.clone(), &settings)
+        .with_embedder(Arc::new(SwitchedEmbedder { failing: failing.clone() }))
+        .with_events(Arc::new(move |e| sink.lock().unwrap().push(e)));
+    let b = f.bot_id.as_str();
+    let qa = t.add_qa(b, "Refunds?", "Within 30 days.").await.unwrap();
+    assert_eq!(t.train_qa(&qa.id).await.unwrap(), TrainingStatus::Completed);
+    assert_eq!(f.store.bot_chunks(b).await.unwrap().len(), 1);
+
+    failing.store(true, std::sync::atomic::Ordering::SeqCst);
+    f.store.update_qa_pair(b, &qa.id, "Refunds?", "Within 14 days.").await.unwrap();
+    assert_eq!(t.train_qa(&qa.id).await.unwrap(), TrainingStatus::Failed);
+    let pair = f.store.qa_pair(&qa.id).await.unwrap().unwrap();
+    assert_eq!(pair.status, "failed");
+    assert!(pair.error.as_deref().is_some_and(|e| e.contains("the model stopped")), "{:?}", pair.error);
+    assert!(f.store.bot_chunks(b).await.unwrap().is_empty(), "the old answer is out of the index");
+    let version = f.store.knowledge_version(b).await.unwrap();
+    let events = events.lock().unwrap();
+    assert!(events.iter().any(|e| matches!(e, TrainingEvent::KnowledgeChanged { version: v, .. } if *v == version)), "the index is rebuilt");
+
+    // The model back, a re-train answers with the new text.
+    drop(events);
+    failing.store(false, std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(t.train_qa(&qa.id).await.unwrap(), TrainingStatus::Completed);
+    let chunks = f.store.bot_chunks(b).await.unwrap();
+    assert_eq!(chunks.len(), 1);
+    assert!(chunks[0].content.contains("14 days"), "{}", chunks[0].content);
 }
 
 struct Fixture {

@@ -288,6 +288,11 @@ pub struct BotUpdate {
     /// its transaction), so two saves of different widget fields at once both land; its
     /// refusal is `StoreError::Invalid` with its words. After `widget`, if both are given.
     pub widget_change: Option<WidgetChange>,
+    /// With `status: "active"` on a bot that is not: the owner may have at most this many
+    /// active bots (their plan's), counted inside the update's transaction with the owner's
+    /// row locked first, so two bots switched on at once cannot pass the plan
+    /// (`StoreError::LimitReached` when full). `None` or unlimited: no check.
+    pub active_limit: Option<i32>,
 }
 
 /// See [`BotUpdate::widget_change`].
@@ -435,6 +440,16 @@ impl Store {
         let widget = update.widget.as_ref().map(serde_json::to_string).transpose()?;
         let now = time::now();
         db_tx!(self, owned(bot_id), |conn| async move {
+            use crate::schema::users;
+            let switching_on = update.status.as_deref() == Some("active");
+            let active_limit = update.active_limit.filter(|l| switching_on && !crate::billing::is_unlimited(*l));
+            if active_limit.is_some() {
+                // The owner's row before the bot's, the order a plan change takes them in
+                // (`fit_bots_to_plan`), so the two cannot deadlock on PostgreSQL. SQLite's
+                // IMMEDIATE transaction already serialises writers.
+                let owner: String = bots::table.find(bot_id).select(bots::owner_id).first(conn).await?;
+                diesel::update(users::table.find(&owner)).set(users::id.eq(users::id)).execute(conn).await?;
+            }
             // Written first, so the row is this transaction's until it commits: on PostgreSQL a
             // concurrent update (an icon upload beside a settings save) waits, then reads what
             // this one wrote instead of writing its stale copy of the other columns back.
@@ -452,6 +467,17 @@ impl Store {
                 // Switched on by hand: no longer one the plan paused (a later plan change would
                 // otherwise count it twice).
                 if v == "active" && bot.status != "active" {
+                    if let Some(limit) = active_limit {
+                        let active: i64 = bots::table
+                            .filter(bots::owner_id.eq(&bot.owner_id))
+                            .filter(bots::status.eq("active"))
+                            .count()
+                            .get_result(conn)
+                            .await?;
+                        if active >= i64::from(limit) {
+                            return Err(StoreError::LimitReached("the plan's active assistants are all on".into()));
+                        }
+                    }
                     diesel::delete(paused_bots::table.find(bot_id)).execute(conn).await?;
                 }
                 bot.status = v;

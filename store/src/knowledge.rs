@@ -509,6 +509,31 @@ impl Store {
         Ok(())
     }
 
+    /// Marks a Q&A pair `failed` with `reason` and removes its chunks, in one transaction, so a
+    /// pair shown as failed does not go on answering with what it said before (an edit whose
+    /// new text could not be embedded). Moves the knowledge version when a chunk went, and
+    /// returns the version.
+    pub async fn fail_qa(&self, qa_id: &str, reason: &str) -> StoreResult<i64> {
+        let now = time::now();
+        db_tx!(self, owned(qa_id, reason), |conn| async move {
+            let bot_id: String = qa_pairs::table.find(qa_id).select(qa_pairs::bot_id).first(conn).await?;
+            diesel::update(qa_pairs::table.find(qa_id))
+                .set((
+                    qa_pairs::status.eq(TrainingStatus::Failed.as_str()),
+                    qa_pairs::error.eq(reason),
+                    qa_pairs::updated_at.eq(now),
+                ))
+                .execute(conn)
+                .await?;
+            let removed = diesel::delete(chunks::table.filter(chunks::qa_id.eq(qa_id))).execute(conn).await?;
+            if removed > 0 {
+                Ok(bump_version!(conn, &bot_id))
+            } else {
+                Ok(bots::table.find(&bot_id).select(bots::knowledge_version).first::<i64>(conn).await?)
+            }
+        })
+    }
+
     /// Replaces a Q&A pair's chunks and marks it `completed`, in one transaction; moves the
     /// knowledge version and returns it.
     pub async fn replace_qa_chunks(&self, qa_id: &str, new: Vec<NewChunk>) -> StoreResult<i64> {

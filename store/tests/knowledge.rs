@@ -20,6 +20,7 @@ on_both_backends!(
     status_changes_carry_a_reason_only_when_failed,
     replacing_chunks_is_atomic_and_moves_the_version,
     failing_a_source_takes_its_chunks_out,
+    failing_a_qa_pair_takes_its_old_chunk_out,
     source_lists_stop_at_twenty_even_when_added_concurrently,
     qa_pairs_stop_at_fifty_even_when_added_concurrently,
     qa_pairs_get_chunks_and_can_be_edited_and_deleted,
@@ -169,6 +170,26 @@ async fn failing_a_source_takes_its_chunks_out(backend: Backend) {
     let got = store.source(&s.id).await.unwrap().unwrap();
     assert_eq!((got.status.as_str(), got.error.as_deref()), ("failed", Some("site unreachable")));
     assert_eq!(store.fail_source(&s.id, "again").await.unwrap(), v2, "nothing removed, nothing moved");
+}
+
+/// A pair edited and then failed (its new text could not be embedded) no longer answers with
+/// its old text, and the bot's index is told to rebuild.
+async fn failing_a_qa_pair_takes_its_old_chunk_out(backend: Backend) {
+    let (_db, store) = store(backend).await;
+    let b = bot(&store).await;
+    let keep = store.add_qa_pair(&b, "Hours?", "9 to 5.").await.unwrap();
+    store.replace_qa_chunks(&keep.id, vec![chunk(0, "Hours? 9 to 5.", None)]).await.unwrap();
+    let qa = store.add_qa_pair(&b, "Refunds?", "Within 30 days.").await.unwrap();
+    let v1 = store.replace_qa_chunks(&qa.id, vec![chunk(0, "Refunds? Within 30 days.", None)]).await.unwrap();
+    store.update_qa_pair(&b, &qa.id, "Refunds?", "Within 14 days.").await.unwrap();
+    let v2 = store.fail_qa(&qa.id, "the embedding model failed").await.unwrap();
+    assert_eq!(v2, v1 + 1);
+    let left = store.bot_chunks(&b).await.unwrap();
+    assert_eq!(left.iter().map(|c| c.qa_id.as_deref()).collect::<Vec<_>>(), vec![Some(keep.id.as_str())]);
+    let got = store.qa_pair(&qa.id).await.unwrap().unwrap();
+    assert_eq!((got.status.as_str(), got.error.as_deref()), ("failed", Some("the embedding model failed")));
+    assert_eq!(store.fail_qa(&qa.id, "again").await.unwrap(), v2, "nothing removed, nothing moved");
+    assert!(matches!(store.fail_qa("no-such-pair", "x").await, Err(StoreError::NotFound)));
 }
 
 async fn source_lists_stop_at_twenty_even_when_added_concurrently(backend: Backend) {

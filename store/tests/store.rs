@@ -14,6 +14,7 @@ macro_rules! on_both_backends {
 }
 
 on_both_backends!(
+    bots_switched_on_at_once_stay_within_the_plan,
     conversations_of_former_agents_return_to_the_queue_at_start,
     captures_racing_in_one_conversation_make_one_lead,
     users_are_unique_by_email_ignoring_case,
@@ -256,6 +257,49 @@ async fn bot_update_and_delete_cascade(backend: Backend) {
     assert!(store.bot_by_id(&b.id).await.unwrap().is_none());
     assert_eq!(store.bot_settings(&b.id).await.unwrap(), BotSettings::default(), "settings went with the bot");
     assert!(matches!(store.delete_bot(&b.id).await, Err(StoreError::NotFound)));
+}
+
+/// Two bots switched on at the same moment, with room for one more active bot: one is on,
+/// the other is refused inside its update and changes nothing.
+async fn bots_switched_on_at_once_stay_within_the_plan(backend: Backend) {
+    let (_db, store) = store(backend).await;
+    let owner = user(&store, "o@x.co").await;
+    let on = bot(&store, &owner.id, "On").await;
+    let mut off = Vec::new();
+    for name in ["A", "B", "C"] {
+        let b = bot(&store, &owner.id, name).await;
+        store.update_bot(&b.id, BotUpdate { status: Some("inactive".into()), ..Default::default() }).await.unwrap();
+        off.push(b.id);
+    }
+    assert_eq!(store.active_bot_count(&owner.id).await.unwrap(), 1);
+    let switch_on = |id: String| {
+        let store = store.clone();
+        tokio::spawn(async move {
+            store.update_bot(&id, BotUpdate { status: Some("active".into()), active_limit: Some(2), ..Default::default() }).await
+        })
+    };
+    let handles: Vec<_> = off.iter().cloned().map(switch_on).collect();
+    let mut done = 0;
+    for h in handles {
+        match h.await.unwrap() {
+            Ok(b) => {
+                assert_eq!(b.status, "active");
+                done += 1;
+            }
+            Err(StoreError::LimitReached(_)) => {}
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!(done, 1, "one switched on, two refused");
+    assert_eq!(store.active_bot_count(&owner.id).await.unwrap(), 2);
+    // An already active bot's update is not a switch: no check.
+    store.update_bot(&on.id, BotUpdate { status: Some("active".into()), active_limit: Some(1), ..Default::default() }).await.unwrap();
+    // Unlimited, or no limit given: no check.
+    let unlimited = parley_store::billing::UNLIMITED;
+    for id in &off {
+        store.update_bot(id, BotUpdate { status: Some("active".into()), active_limit: Some(unlimited), ..Default::default() }).await.unwrap();
+    }
+    assert_eq!(store.active_bot_count(&owner.id).await.unwrap(), 4);
 }
 
 async fn invitations_accept_and_decline(backend: Backend) {

@@ -463,8 +463,9 @@ impl Trainer {
                     Err(StoreError::NotFound) => return Err(IngestError::NotFound),
                     Err(e) => {
                         tracing::warn!(qa = %pair.id, "saving a trained Q&A pair failed: {e}");
-                        self.store.set_qa_status(&pair.id, TrainingStatus::Failed, Some(NOT_SAVED)).await?;
+                        let version = self.store.fail_qa(&pair.id, NOT_SAVED).await?;
                         self.emit_status(&pair.bot_id, item, TrainingStatus::Failed, Some(NOT_SAVED.into()));
+                        self.emit(TrainingEvent::KnowledgeChanged { bot_id: pair.bot_id.clone(), version });
                         return Ok(TrainingStatus::Failed);
                     }
                 };
@@ -473,9 +474,11 @@ impl Trainer {
                 Ok(TrainingStatus::Completed)
             }
             Err(e) => {
+                // Its old chunk goes too: a pair shown as failed answers nothing.
                 let reason = e.to_string();
-                self.store.set_qa_status(&pair.id, TrainingStatus::Failed, Some(&reason)).await?;
+                let version = self.store.fail_qa(&pair.id, &reason).await?;
                 self.emit_status(&pair.bot_id, item, TrainingStatus::Failed, Some(reason));
+                self.emit(TrainingEvent::KnowledgeChanged { bot_id: pair.bot_id.clone(), version });
                 Ok(TrainingStatus::Failed)
             }
         }

@@ -166,16 +166,25 @@ struct ForgotBody {
 }
 
 /// 'Forgot password?': mails a reset link when the account exists. The answer is the same
-/// either way, so it does not tell who has an account.
+/// either way, and comes as soon for both: the link and its mail (a read and two writes) are
+/// made after the answer, so its timing does not tell who has an account either.
 #[utoipa::path(post, path = "/api/auth/forgot-password", tag = "auth", request_body = ForgotBody, responses((status = 200, description = "Sent if the account exists", body = replies::Message), ApiErrors))]
 async fn forgot_password(state: web::Data<AppState>, req: HttpRequest, body: web::Json<ForgotBody>) -> ApiResult<HttpResponse> {
     state.auth_throttle.attempt_from(state.client_ip.of(&req))?;
     let email = Email::parse(&body.email)?;
     if let Some(user) = state.store.user_by_email(email.as_str()).await? {
-        // A second request within a minute is answered alike but sends nothing more.
-        if !links::sent_recently(&state, &user, Purpose::ResetPassword).await? {
-            links::send_password_reset(&state, &user).await?;
-        }
+        let state = state.clone();
+        actix_web::rt::spawn(async move {
+            // A second request within a minute is answered alike but sends nothing more.
+            let sent = match links::sent_recently(&state, &user, Purpose::ResetPassword).await {
+                Ok(true) => Ok(()),
+                Ok(false) => links::send_password_reset(&state, &user).await,
+                Err(e) => Err(e),
+            };
+            if let Err(e) = sent {
+                tracing::warn!(user = %user.id, "password reset mail not queued: {e}");
+            }
+        });
     }
     Ok(HttpResponse::Ok().json(json!({
         "message": "If an account exists for this email, we sent a link to reset its password. The link works for 1 hour."

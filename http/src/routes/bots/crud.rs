@@ -123,31 +123,49 @@ pub async fn update(
         merged_widget(stored, &patch).map_err(ApiError::validation)?;
         update.widget_change = Some(Box::new(move |current| merged_widget(current, &patch)));
     }
-    if update.status.as_deref() == Some("active") && access.bot.status != "active" {
-        within_active_bots(&state, &access.bot.owner_id).await?;
-    }
-    let bot = state.store.update_bot(&access.bot.id, update).await?;
+    let switching_on = update.status.as_deref() == Some("active") && access.bot.status != "active";
+    let allowance = if switching_on { Some(within_active_bots(&state, &access.bot.owner_id).await?) } else { None };
+    // Checked again inside the update, so two bots switched on at once cannot both pass.
+    update.active_limit = allowance.as_ref().map(|a| a.limit);
+    let bot = match (state.store.update_bot(&access.bot.id, update).await, allowance) {
+        (Err(parley_store::StoreError::LimitReached(_)), Some(a)) => return Err(a.refusal()),
+        (result, _) => result?,
+    };
     state.engine.bot_changed(&access.bot.id);
     Ok(HttpResponse::Ok().json(json!({"bot": views::bot(&bot, access.role)})))
 }
 
-/// Switching a bot on must keep the owner's active bots within their plan: bots paused by a
-/// smaller plan (and any beyond it) stay off until there is room.
-async fn within_active_bots(state: &AppState, owner_id: &str) -> ApiResult<()> {
-    let allowance = state.store.allowance(owner_id).await?;
-    let limit = allowance.plan.bots_limit;
-    if parley_store::billing::is_unlimited(limit) || state.store.active_bot_count(owner_id).await? < i64::from(limit) {
-        return Ok(());
+/// The owner's plan's active assistants, for switching a bot on.
+struct ActiveAllowance {
+    plan_name: String,
+    limit: i32,
+}
+
+impl ActiveAllowance {
+    fn refusal(&self) -> ApiError {
+        let limit = self.limit;
+        ApiError::plan_limit(
+            Limit::Bots,
+            format!(
+                "Your {} plan allows {} active assistant{}. Upgrade your plan on the Billing page (/billing), or switch another assistant off first.",
+                self.plan_name,
+                limit,
+                if limit == 1 { "" } else { "s" }
+            ),
+        )
     }
-    Err(ApiError::plan_limit(
-        Limit::Bots,
-        format!(
-            "Your {} plan allows {} active assistant{}. Upgrade your plan on the Billing page (/billing), or switch another assistant off first.",
-            allowance.plan.name,
-            limit,
-            if limit == 1 { "" } else { "s" }
-        ),
-    ))
+}
+
+/// Switching a bot on must keep the owner's active bots within their plan: bots paused by a
+/// smaller plan (and any beyond it) stay off until there is room. Checked here first (a
+/// refusal costs no write) and again inside the update (`BotUpdate::active_limit`).
+async fn within_active_bots(state: &AppState, owner_id: &str) -> ApiResult<ActiveAllowance> {
+    let allowance = state.store.allowance(owner_id).await?;
+    let found = ActiveAllowance { plan_name: allowance.plan.name.clone(), limit: allowance.plan.bots_limit };
+    if parley_store::billing::is_unlimited(found.limit) || state.store.active_bot_count(owner_id).await? < i64::from(found.limit) {
+        return Ok(found);
+    }
+    Err(found.refusal())
 }
 
 /// The widget's fields by their stored names.
