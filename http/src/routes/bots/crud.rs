@@ -124,8 +124,9 @@ pub async fn update(
         update.widget_change = Some(Box::new(move |current| merged_widget(current, &patch)));
     }
     let switching_on = update.status.as_deref() == Some("active") && access.bot.status != "active";
-    let allowance = if switching_on { Some(within_active_bots(&state, &access.bot.owner_id).await?) } else { None };
-    // Checked again inside the update, so two bots switched on at once cannot both pass.
+    let allowance = if switching_on { Some(active_allowance(&state, &access.bot.owner_id).await?) } else { None };
+    // Counted inside the update, so two bots switched on at once cannot both pass; a refusal
+    // rolls the whole update back.
     update.active_limit = allowance.as_ref().map(|a| a.limit);
     let bot = match (state.store.update_bot(&access.bot.id, update).await, allowance) {
         (Err(parley_store::StoreError::LimitReached(_)), Some(a)) => return Err(a.refusal()),
@@ -157,15 +158,11 @@ impl ActiveAllowance {
 }
 
 /// Switching a bot on must keep the owner's active bots within their plan: bots paused by a
-/// smaller plan (and any beyond it) stay off until there is room. Checked here first (a
-/// refusal costs no write) and again inside the update (`BotUpdate::active_limit`).
-async fn within_active_bots(state: &AppState, owner_id: &str) -> ApiResult<ActiveAllowance> {
+/// smaller plan (and any beyond it) stay off until there is room. The plan's allowance, for
+/// the count the update makes (`BotUpdate::active_limit`).
+async fn active_allowance(state: &AppState, owner_id: &str) -> ApiResult<ActiveAllowance> {
     let allowance = state.store.allowance(owner_id).await?;
-    let found = ActiveAllowance { plan_name: allowance.plan.name.clone(), limit: allowance.plan.bots_limit };
-    if parley_store::billing::is_unlimited(found.limit) || state.store.active_bot_count(owner_id).await? < i64::from(found.limit) {
-        return Ok(found);
-    }
-    Err(found.refusal())
+    Ok(ActiveAllowance { plan_name: allowance.plan.name.clone(), limit: allowance.plan.bots_limit })
 }
 
 /// The widget's fields by their stored names.
