@@ -118,20 +118,31 @@ async fn sessions_are_pinned_and_starred_by_the_team(backend: parley_store::Back
 
     // Refusals change nothing: a viewer reads only, another team's member does not see it.
     let (status, body) = app.put_json(&flag(&ids[2]), Some(&viewer), json!({"pinned": true})).await;
-    assert_eq!((status, message(&body)), (StatusCode::FORBIDDEN, "Your role does not allow pinning or starring conversations"));
+    assert_eq!((status, message(&body)), (StatusCode::FORBIDDEN, "Your role does not allow marking or tagging conversations"));
     let (status, _) = app.put_json(&flag(&ids[2]), Some(&stranger), json!({"pinned": true})).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     let (status, _) = app.put_json(&flag(&ids[2]), None, json!({"pinned": true})).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     let (status, _) = app.put_json(&flag("no-such-session"), Some(&owner), json!({"pinned": true})).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
-    // Bad bodies: nothing to set, a wrong type, a field that is not a mark.
-    let (status, body) = app.put_json(&flag(&ids[2]), Some(&owner), json!({})).await;
-    assert_eq!((status, message(&body)), (StatusCode::UNPROCESSABLE_ENTITY, "Give pinned or starred"));
-    for bad in [json!({"pinned": "yes"}), json!({"starred": 1}), json!({"pinned": true, "title": "x"})] {
+    // Bad bodies: nothing to set (fields that are no mark, such as a client sending the whole
+    // session back, are passed over), a wrong type.
+    for nothing in [json!({}), json!({"title": "x", "_id": "y"})] {
+        let (status, body) = app.put_json(&flag(&ids[2]), Some(&owner), nothing.clone()).await;
+        assert_eq!((status, message(&body)), (StatusCode::UNPROCESSABLE_ENTITY, "Give pinned, starred or tags"), "{nothing}");
+    }
+    for bad in [json!({"pinned": "yes"}), json!({"starred": 1}), json!({"tags": "vip"})] {
         let (status, _) = app.put_json(&flag(&ids[2]), Some(&owner), bad.clone()).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
     }
+    let too_long = "x".repeat(41);
+    let many: Vec<String> = (0..21).map(|i| format!("t{i}")).collect();
+    for (bad, expected) in [(json!({"tags": [too_long]}), "A tag is at most 40 characters"), (json!({"tags": many}), "At most 20 tags")] {
+        let (status, body) = app.put_json(&flag(&ids[2]), Some(&owner), bad.clone()).await;
+        assert_eq!((status, message(&body)), (StatusCode::UNPROCESSABLE_ENTITY, expected));
+    }
+
+
     let (_, third) = app.get(&format!("/api/chat/get-chat-session/{}", ids[2]), Some(&owner)).await;
     assert_eq!((third["session"]["isPinned"].clone(), third["session"]["isStarred"].clone()), (json!(false), json!(false)));
     let (_, theirs) = app.get(&format!("/api/sessions?botId={other_bot}"), Some(&stranger)).await;
@@ -143,4 +154,21 @@ async fn sessions_are_pinned_and_starred_by_the_team(backend: parley_store::Back
     let (_, last) = app.get(&list(""), Some(&owner)).await;
     assert_eq!(titles(&last), ["Third question", "Second question", "First question"]);
     assert_eq!(last["sessions"][2]["isStarred"], true);
+
+    // Tags: trimmed, blanks dropped, a repeat in other case kept once; the list replaces the old
+    // one, through the marks call or the status call, and other marks stay.
+    let (status, body) = app.put_json(&flag(&ids[0]), Some(&agent), json!({"tags": [" vip ", "", "VIP", "refund"]})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["session"]["tags"], json!(["vip", "refund"]));
+    assert_eq!(body["session"]["isStarred"], true, "other marks stay");
+    let status_path = format!("/api/chat/session/{}/status", ids[0]);
+    let (status, body) = app.put_json(&status_path, Some(&owner), json!({"priority": "high", "tags": ["eu"], "updatedAt": "ignored"})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!((body["session"]["tags"].clone(), body["session"]["priority"].clone()), (json!(["eu"]), json!("high")));
+    let (status, body) = app.put_json(&status_path, Some(&owner), json!({"status": "resolved", "tags": ["x".repeat(41)]})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "a bad tag refuses the whole call: {body}");
+    let (_, first) = app.get(&format!("/api/chat/get-chat-session/{}", ids[0]), Some(&owner)).await;
+    assert_eq!((first["session"]["tags"].clone(), first["session"]["status"].clone()), (json!(["eu"]), json!("active")));
+    let (status, _) = app.put_json(&status_path, Some(&viewer), json!({"tags": ["mine"]})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
 }

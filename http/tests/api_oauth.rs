@@ -19,6 +19,7 @@ on_both_backends!(
     sign_in_refuses_forged_state_and_unconfigured_providers,
     an_account_without_a_password_confirms_an_email_change_through_its_provider,
     a_callback_opened_in_another_browser_signs_nobody_in,
+    two_factor_after_a_provider_sign_in_asks_for_the_code,
 );
 
 #[derive(Default)]
@@ -307,4 +308,34 @@ async fn a_callback_opened_in_another_browser_signs_nobody_in(backend: parley_st
     assert!(done.headers()["set-cookie"].to_str().unwrap().contains("Max-Age=0"), "the flow cookie is cleared");
     let again = attacker.get(&link).send().await.unwrap();
     assert_eq!(again.status(), StatusCode::BAD_REQUEST, "a link works once");
+}
+
+async fn two_factor_after_a_provider_sign_in_asks_for_the_code(backend: parley_store::Backend) {
+    use parley_http::auth::totp;
+    let app = spawn_with_provider(backend).await;
+    // No password on this account: the fresh GitHub sign-in is what confirms it is theirs.
+    let token = token_of(&sign_in(&app, "github").await);
+    let (status, setup) = app.post_json("/api/me/two-factor/setup", Some(&token), json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{setup}");
+    let secret = setup["secret"].as_str().unwrap();
+    let step = totp::step_at(chrono::Utc::now().timestamp());
+    let (status, on) = app.post_json("/api/me/two-factor/enable", Some(&token), json!({"code": totp::code(secret, step).unwrap()})).await;
+    assert_eq!(status, StatusCode::OK, "{on}");
+
+    // The provider's sign-in is the first factor only: the sign-in screen asks for the code,
+    // the challenge in the fragment (never in a query a server logs).
+    let target = sign_in(&app, "github").await;
+    let challenge = target.strip_prefix("/login#twoFactor=").unwrap_or_else(|| panic!("unexpected redirect {target}"));
+    assert!(!target.contains("token="), "{target}");
+    let (status, signed) = app
+        .post_json("/api/auth/two-factor", None, json!({"challenge": challenge, "code": totp::code(secret, step + 1).unwrap()}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{signed}");
+    let session = signed["token"].as_str().unwrap();
+    let (_, me) = app.get("/api/me", Some(session)).await;
+    assert_eq!(me["user"]["email"], "octo@github.example");
+    // It counts as a fresh GitHub sign-in, so it may turn two-factor off again with a code.
+    let recovery = on["recoveryCodes"][0].as_str().unwrap();
+    let (status, off) = app.post_json("/api/me/two-factor/disable", Some(session), json!({"code": recovery})).await;
+    assert_eq!(status, StatusCode::OK, "{off}");
 }

@@ -503,12 +503,16 @@ impl Store {
         })
     }
 
-    /// Sets the team's pin and star marks; a flag not given keeps its value. The session's
+    /// Sets the team's pin and star marks and its tags; a mark not given keeps its value. The session's
     /// activity time is left alone: marking a conversation is not activity in it.
-    pub async fn set_session_flags(&self, session_id: &str, flags: FlagFilter) -> StoreResult<ChatSession> {
+    pub async fn set_session_flags(&self, session_id: &str, flags: FlagFilter, tags: Option<&[String]>) -> StoreResult<ChatSession> {
         self.counters_current().await;
+        let tags = tags.map(serde_json::to_string).transpose()?;
         db_tx!(self, owned(session_id), |conn| async move {
             let target = || chat_sessions::table.find(session_id);
+            if let Some(tags) = tags {
+                diesel::update(target()).set(chat_sessions::tags.eq(tags)).execute(conn).await?;
+            }
             if let Some(pinned) = flags.pinned {
                 diesel::update(target()).set(chat_sessions::is_pinned.eq(pinned)).execute(conn).await?;
             }

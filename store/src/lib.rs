@@ -32,6 +32,7 @@ pub mod team;
 pub mod testing;
 pub mod time;
 pub mod tokens;
+pub mod two_factor;
 pub mod users;
 mod writer;
 

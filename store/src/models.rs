@@ -26,6 +26,22 @@ pub struct User {
     pub token_version: i32,
 }
 
+/// An account's two-factor sign-in (see `two_factor`).
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = two_factor)]
+pub struct TwoFactor {
+    pub user_id: String,
+    /// The TOTP secret, base32 as authenticator apps take it.
+    pub secret: String,
+    /// Confirmed with a code: sign-in asks for one.
+    pub enabled: bool,
+    /// The last 30-second step a code was accepted for; older and equal steps are refused.
+    pub last_step: i64,
+    /// JSON list of the unused recovery codes' SHA-256 hashes.
+    pub recovery_hashes: String,
+    pub created_at: NaiveDateTime,
+}
+
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = email_tokens)]
 pub struct EmailToken {

@@ -18,6 +18,17 @@ diesel::table! {
 }
 
 diesel::table! {
+    two_factor (user_id) {
+        user_id -> Text,
+        secret -> Text,
+        enabled -> Bool,
+        last_step -> BigInt,
+        recovery_hashes -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     email_tokens (id) {
         id -> Text,
         user_id -> Text,
@@ -356,6 +367,7 @@ diesel::table! {
 diesel::joinable!(user_identities -> users (user_id));
 diesel::joinable!(email_tokens -> users (user_id));
 diesel::joinable!(signed_out_sessions -> users (user_id));
+diesel::joinable!(two_factor -> users (user_id));
 diesel::joinable!(notification_preferences -> users (user_id));
 diesel::joinable!(weekly_reports -> users (user_id));
 diesel::joinable!(bots -> users (owner_id));
@@ -381,6 +393,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     user_identities,
     email_tokens,
     signed_out_sessions,
+    two_factor,
     mail_outbox,
     notification_preferences,
     weekly_reports,

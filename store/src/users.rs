@@ -194,14 +194,6 @@ impl Store {
         Ok(())
     }
 
-    pub async fn set_two_factor(&self, id: &str, enabled: bool) -> StoreResult<()> {
-        db_run!(self, |conn| diesel::update(users::table.find(id))
-            .set(users::two_factor_enabled.eq(enabled))
-            .execute(conn)
-            .await)?;
-        Ok(())
-    }
-
     pub async fn notification_prefs(&self, user_id: &str) -> StoreResult<NotificationPrefs> {
         let found = db_run!(self, |conn| notification_preferences::table
             .find(user_id)

@@ -42,6 +42,7 @@ on_both_backends!(
     the_outbox_claims_each_mail_once_and_backs_off,
     a_transaction_whose_caller_gives_up_still_ends_and_later_writes_are_kept,
     signed_out_sessions_are_remembered_until_their_tokens_expire,
+    two_factor_codes_and_recovery_codes_work_once,
 );
 
 fn signed_in(outcome: IdentitySignIn) -> parley_store::models::User {
@@ -1157,4 +1158,35 @@ async fn signed_out_sessions_are_remembered_until_their_tokens_expire(backend: B
     let before = ann.token_version;
     assert_eq!(store.sign_out_everywhere(&ann.id).await.unwrap().token_version, before + 1);
     assert!(matches!(store.sign_out_everywhere("nobody").await, Err(StoreError::NotFound)));
+}
+
+async fn two_factor_codes_and_recovery_codes_work_once(backend: Backend) {
+    let (_db, store) = store(backend).await;
+    let u = user(&store, "tf@x.co").await;
+    assert!(store.two_factor(&u.id).await.unwrap().is_none());
+    assert!(matches!(store.enable_two_factor(&u.id, 5, &[]).await, Err(StoreError::NotFound)), "nothing to confirm");
+    store.start_two_factor(&u.id, "SECRETONE").await.unwrap();
+    store.start_two_factor(&u.id, "SECRETTWO").await.unwrap();
+    let pending = store.two_factor(&u.id).await.unwrap().unwrap();
+    assert_eq!((pending.secret.as_str(), pending.enabled), ("SECRETTWO", false), "a new setup replaces an unconfirmed one");
+    assert!(!store.user_by_id(&u.id).await.unwrap().unwrap().two_factor_enabled);
+    assert!(!store.accept_two_factor_step(&u.id, 9).await.unwrap(), "no code is accepted before it is on");
+
+    store.enable_two_factor(&u.id, 10, &["r1".into(), "r2".into()]).await.unwrap();
+    assert!(store.user_by_id(&u.id).await.unwrap().unwrap().two_factor_enabled);
+    assert!(matches!(store.start_two_factor(&u.id, "OTHER").await, Err(StoreError::Conflict(_))), "on: no new secret");
+    assert!(!store.accept_two_factor_step(&u.id, 10).await.unwrap(), "the enabling code's step is used");
+    assert!(store.accept_two_factor_step(&u.id, 11).await.unwrap());
+    assert!(!store.accept_two_factor_step(&u.id, 11).await.unwrap(), "a code works once");
+    assert!(!store.accept_two_factor_step(&u.id, 10).await.unwrap(), "an older code is refused");
+
+    let (a, b) = tokio::join!(store.use_recovery_code(&u.id, "r1"), store.use_recovery_code(&u.id, "r1"));
+    assert_eq!([a.unwrap(), b.unwrap()].iter().filter(|used| **used).count(), 1, "a recovery code works once, also when raced");
+    assert!(!store.use_recovery_code(&u.id, "nope").await.unwrap());
+    assert_eq!(store.recovery_codes_left(&u.id).await.unwrap(), 1);
+
+    store.disable_two_factor(&u.id).await.unwrap();
+    assert!(store.two_factor(&u.id).await.unwrap().is_none());
+    assert!(!store.user_by_id(&u.id).await.unwrap().unwrap().two_factor_enabled);
+    assert!(!store.use_recovery_code(&u.id, "r2").await.unwrap(), "the codes went with it");
 }

@@ -772,24 +772,32 @@ impl Engine {
         Ok(self.store.sessions_of_bots(&bots, filter, agent, title_search, flags, offset, limit).await?)
     }
 
-    /// Pins or stars a session (the team's own marks, shared by the team). Whoever works on the
+    /// Pins, stars or tags a session (the team's own marks, shared by the team; tags replace
+    /// the list there was). Whoever works on the
     /// bot's conversations may mark them: editors and the support roles; a viewer only reads.
     /// Saved, then the session's members and the bot's agents hear it, as for a status change.
-    pub async fn set_flags(&self, user_id: &str, session_id: &str, flags: FlagFilter) -> Result<Arc<ChatSession>, EngineError> {
+    pub async fn set_flags(&self, user_id: &str, session_id: &str, flags: FlagFilter, tags: Option<Vec<String>>) -> Result<Arc<ChatSession>, EngineError> {
         let who = Who::Member { user_id: user_id.to_string(), name: String::new() };
         let (addr, bot_id, role) = self.session_for(&who, session_id).await?;
         if !role.is_some_and(|r| r.can_edit_bot() || r.can_handle_support()) {
-            return Err(EngineError::Forbidden("Your role does not allow pinning or starring conversations".into()));
+            return Err(EngineError::Forbidden("Your role does not allow marking or tagging conversations".into()));
         }
-        if flags.pinned.is_none() && flags.starred.is_none() {
-            return Err(EngineError::Invalid("Give pinned or starred".into()));
+        if flags.pinned.is_none() && flags.starred.is_none() && tags.is_none() {
+            return Err(EngineError::Invalid("Give pinned, starred or tags".into()));
         }
-        let view = Arc::new(self.store.set_session_flags(session_id, flags).await?);
+        let tags = tags.map(clean_tags).transpose()?;
+        let view = Arc::new(self.store.set_session_flags(session_id, flags, tags.as_deref()).await?);
         addr.do_send(Reload { session: view.clone(), status_changed: false });
         if let Some(bot) = self.registry.running_bot(&bot_id) {
             bot.do_send(ToAgents(ServerEvent::SessionUpdated { session_id: session_id.to_string(), session: view.clone() }));
         }
         Ok(view)
+    }
+
+    /// Tags a session may be given (checked before anything is changed, also by a caller that
+    /// resolves first).
+    pub fn check_tags(tags: &[String]) -> Result<(), EngineError> {
+        clean_tags(tags.to_vec()).map(|_| ())
     }
 
     /// A status and a priority a session may be given (checked before anything is changed,
@@ -900,4 +908,25 @@ impl Engine {
     pub fn live_sessions(&self) -> usize {
         self.registry.live_sessions()
     }
+}
+
+/// Most tags a conversation keeps, and the longest tag.
+pub const MAX_SESSION_TAGS: usize = 20;
+pub const MAX_TAG_CHARS: usize = 40;
+
+/// Tags as the team typed them: trimmed, empty ones dropped, a repeat (ignoring case) kept once.
+fn clean_tags(raw: Vec<String>) -> Result<Vec<String>, EngineError> {
+    let mut tags: Vec<String> = Vec::new();
+    for tag in raw.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
+        if tag.chars().count() > MAX_TAG_CHARS {
+            return Err(EngineError::Invalid(format!("A tag is at most {MAX_TAG_CHARS} characters")));
+        }
+        if !tags.iter().any(|t| t.to_lowercase() == tag.to_lowercase()) {
+            tags.push(tag.to_string());
+        }
+    }
+    if tags.len() > MAX_SESSION_TAGS {
+        return Err(EngineError::Invalid(format!("At most {MAX_SESSION_TAGS} tags")));
+    }
+    Ok(tags)
 }

@@ -11,6 +11,7 @@ pub mod password;
 pub mod secrets;
 pub mod throttle;
 pub mod tokens;
+pub mod totp;
 
 pub use caller::{Caller, CallerError, Visitor};
 pub use access::{BotAccess, DeleteLeads, EditBot, EditLeads, HandleSupport, LeadAccess, ManageTeam, OwnBot, Policy, SetLeadStatus, ViewBot};

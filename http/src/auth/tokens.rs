@@ -37,6 +37,11 @@ pub struct Claims {
     pub sid: Option<String>,
 }
 
+/// The kind of a sign-in waiting for its second factor.
+pub const TWO_FACTOR_KIND: &str = "two_factor";
+/// How long a person has to type the code once their password was accepted.
+pub const TWO_FACTOR_CHALLENGE_SECS: i64 = 300;
+
 /// Clock skew a token's expiry is given.
 pub const LEEWAY_SECS: u64 = 5;
 
@@ -58,26 +63,33 @@ impl TokenKeys {
 
     /// A session for `user`, bound to their current token version.
     pub fn issue_user(&self, user: &User) -> ApiResult<String> {
-        self.encode(user.id.as_str(), "user", None, user.token_version, None)
+        self.encode(user.id.as_str(), "user", None, user.token_version, None, self.ttl_secs)
     }
 
     /// A session for `user` who just signed in through `provider` (its slug).
     pub fn issue_user_via(&self, user: &User, provider: &str) -> ApiResult<String> {
-        self.encode(user.id.as_str(), "user", None, user.token_version, Some(provider))
+        self.encode(user.id.as_str(), "user", None, user.token_version, Some(provider), self.ttl_secs)
+    }
+
+    /// A sign-in half done: `user` passed the first factor (their password, or the provider
+    /// `via`) and must still give a code. Worth nothing as a session; expires in minutes, and
+    /// with a password change like a session.
+    pub fn issue_two_factor_challenge(&self, user: &User, via: Option<&str>) -> ApiResult<String> {
+        self.encode(user.id.as_str(), TWO_FACTOR_KIND, None, user.token_version, via, TWO_FACTOR_CHALLENGE_SECS)
     }
 
     pub fn issue(&self, subject: &str, kind: &str, bot: Option<&str>) -> ApiResult<String> {
-        self.encode(subject, kind, bot, 0, None)
+        self.encode(subject, kind, bot, 0, None, self.ttl_secs)
     }
 
-    fn encode(&self, subject: &str, kind: &str, bot: Option<&str>, ver: i32, via: Option<&str>) -> ApiResult<String> {
+    fn encode(&self, subject: &str, kind: &str, bot: Option<&str>, ver: i32, via: Option<&str>, ttl_secs: i64) -> ApiResult<String> {
         let now = chrono::Utc::now().timestamp();
         let sid = (kind == "user").then(parley_store::new_id);
         let claims = Claims {
             sub: subject.to_string(),
             kind: kind.to_string(),
             iat: now,
-            exp: now.saturating_add(self.ttl_secs),
+            exp: now.saturating_add(ttl_secs),
             bot: bot.map(str::to_string),
             ver,
             via: via.map(str::to_string),

@@ -40,6 +40,8 @@ pub struct User {
     pub language: String,
     pub hasPassword: bool,
     pub emailVerified: bool,
+    /// Sign-in asks for a code from an authenticator app.
+    pub twoFactorEnabled: bool,
     pub createdAt: Time,
 }
 

@@ -29,6 +29,40 @@ pub struct Signed {
     pub verificationSent: Option<bool>,
 }
 
+/// `POST /api/auth/login`: the session, or (two-factor sign-in on) a challenge for
+/// `POST /api/auth/two-factor`.
+#[derive(ToSchema)]
+pub struct SignedIn {
+    pub token: Option<String>,
+    pub user: Option<User>,
+    pub twoFactorRequired: Option<bool>,
+    /// Valid for five minutes.
+    pub challenge: Option<String>,
+    pub message: Option<String>,
+}
+
+#[derive(ToSchema)]
+pub struct TwoFactorStatus {
+    pub enabled: bool,
+    pub recoveryCodesLeft: i64,
+}
+
+#[derive(ToSchema)]
+pub struct TwoFactorSetup {
+    /// Base32, for typing into the app.
+    pub secret: String,
+    pub otpauthUrl: String,
+    /// The same address as an SVG QR code.
+    pub qrSvg: Option<String>,
+}
+
+#[derive(ToSchema)]
+pub struct TwoFactorEnabled {
+    pub enabled: bool,
+    /// Shown this once; each stands in for a code one time.
+    pub recoveryCodes: Vec<String>,
+}
+
 #[derive(ToSchema)]
 pub struct EmailVerified {
     pub message: String,

@@ -86,8 +86,9 @@ struct LoginBody {
     password: String,
 }
 
-/// Signs in with email and password.
-#[utoipa::path(post, path = "/api/auth/login", tag = "auth", request_body = LoginBody, responses((status = 200, description = "Signed in", body = replies::Signed), ApiErrors))]
+/// Signs in with email and password. With two-factor sign-in on, answers a `challenge` for
+/// `POST /api/auth/two-factor` instead of the session.
+#[utoipa::path(post, path = "/api/auth/login", tag = "auth", request_body = LoginBody, responses((status = 200, description = "Signed in, or a code is needed", body = replies::SignedIn), ApiErrors))]
 async fn login(state: web::Data<AppState>, req: HttpRequest, body: web::Json<LoginBody>) -> ApiResult<HttpResponse> {
     const REFUSED: &str = "Invalid email or password";
     state.auth_throttle.attempt_from(state.client_ip.of(&req))?;
@@ -112,9 +113,17 @@ async fn login(state: web::Data<AppState>, req: HttpRequest, body: web::Json<Log
         }
     };
     state.auth_throttle.succeeded(&body.email);
+    if user.two_factor_enabled {
+        // The password was right; the session comes from `POST /api/auth/two-factor` with a code.
+        let challenge = state.tokens.issue_two_factor_challenge(&user, None)?;
+        return Ok(HttpResponse::Ok().json(json!({"twoFactorRequired": true, "challenge": challenge, "message": TWO_FACTOR_PROMPT})));
+    }
     let token = state.tokens.issue_user(&user)?;
     Ok(HttpResponse::Ok().json(json!({"token": token, "user": views::user(&user)})))
 }
+
+/// What the sign-in screen says when a code is needed.
+pub const TWO_FACTOR_PROMPT: &str = "Enter the 6-digit code from your authenticator app";
 
 #[derive(Deserialize, ToSchema)]
 struct TokenBody {
@@ -371,6 +380,15 @@ async fn oauth_callback(
         .store
         .log_activity(Some(&user.id), None, "account", &format!("Signed in with {}", provider.label()))
         .await?;
+    if user.two_factor_enabled {
+        // The provider vouched for the first factor; the sign-in screen asks for the code. In
+        // the fragment, like the token below.
+        let challenge = state.tokens.issue_two_factor_challenge(&user, Some(provider.slug()))?;
+        return Ok(HttpResponse::build(StatusCode::FOUND)
+            .insert_header((LOCATION, format!("/login#twoFactor={challenge}")))
+            .insert_header((SET_COOKIE, flow_cookie::clear(secure_cookies(&state))))
+            .finish());
+    }
     let token = state.tokens.issue_user_via(&user, provider.slug())?;
     // In the fragment, not the query: a browser never sends a fragment to a server, so the
     // token stays out of access logs (ours and any proxy's) and out of Referer headers.

@@ -2,6 +2,7 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
+use parley_store::models::User;
 use parley_store::tokens::Purpose;
 use parley_store::users::ProfileUpdate;
 use parley_store::time;
@@ -61,7 +62,7 @@ async fn pending_email(state: &AppState, user: &parley_store::models::User) -> A
 }
 
 #[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 struct ProfileBody {
     name: Option<String>,
     email: Option<String>,
@@ -118,6 +119,31 @@ fn provider_confirmation_needed(then: &str) -> ApiError {
     )
 }
 
+/// Confirms that the person asking to `then` ("change your email address") owns the account,
+/// not someone at a stolen or forgotten-open session: their current password, or, for an
+/// account made through Google or GitHub (no password to ask for), a session that comes from a
+/// sign-in through that provider minutes ago.
+pub(crate) async fn confirm_owner(state: &AppState, req: &HttpRequest, user: &User, given: Option<&str>, then: &str) -> ApiResult<()> {
+    if let Some(hash) = &user.password_hash {
+        let given = given.unwrap_or("");
+        if given.is_empty() {
+            return Err(ApiError::validation(format!("Enter your current password to {then}")));
+        }
+        state.auth_throttle.check_account(&user.email)?;
+        if !state.hasher.verify(given, hash).await? {
+            state.auth_throttle.failed(&user.email);
+            return Err(ApiError::validation("Current password is incorrect"));
+        }
+        return Ok(());
+    }
+    let token = caller::bearer(req).unwrap_or("");
+    let within = chrono::Duration::minutes(PROVIDER_CONFIRM_MINUTES);
+    if !state.tokens.fresh_provider_sign_in(token, &user.id, within) {
+        return Err(provider_confirmation_needed(then));
+    }
+    Ok(())
+}
+
 /// Changes name, timezone, language; a new email is confirmed by a link sent to it.
 #[utoipa::path(put, path = "/api/me", tag = "me", security(("bearer" = [])), request_body = ProfileBody, responses((status = 200, description = "Saved", body = replies::ProfileSaved), ApiErrors))]
 async fn update_profile(
@@ -135,27 +161,7 @@ async fn update_profile(
     };
     // A new address is checked before anything is saved, so a refused change saves nothing.
     if let Some(email) = &new_email {
-        if let Some(hash) = &user.password_hash {
-            let given = body.current_password.as_deref().unwrap_or("");
-            if given.is_empty() {
-                return Err(ApiError::validation("Enter your current password to change your email address"));
-            }
-            state.auth_throttle.check_account(&user.email)?;
-            if !state.hasher.verify(given, hash).await? {
-                state.auth_throttle.failed(&user.email);
-                return Err(ApiError::validation("Current password is incorrect"));
-            }
-        } else {
-            // An account made through Google or GitHub has no password to ask for: the
-            // provider linked to it confirms instead. The session making the change must come
-            // from a sign-in through it minutes ago, so a stolen or forgotten-open session
-            // cannot move the account to another address.
-            let token = caller::bearer(&req).unwrap_or("");
-            let within = chrono::Duration::minutes(PROVIDER_CONFIRM_MINUTES);
-            if !state.tokens.fresh_provider_sign_in(token, &user.id, within) {
-                return Err(provider_confirmation_needed("change your email address"));
-            }
-        }
+        confirm_owner(&state, &req, &user, body.current_password.as_deref(), "change your email address").await?;
         if state.store.user_by_email(email.as_str()).await?.is_some() {
             return Err(ApiError::conflict("An account with this email already exists"));
         }
@@ -254,7 +260,7 @@ async fn notifications(state: web::Data<AppState>, AuthUser(user): AuthUser) -> 
 }
 
 #[derive(Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 struct NotificationsBody {
     email_notifications: Option<bool>,
     push_notifications: Option<bool>,

@@ -12,6 +12,7 @@ mod invitations;
 mod leads;
 mod me;
 mod team;
+mod two_factor;
 
 use actix_web::web;
 use utoipa::OpenApi;
@@ -22,6 +23,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .configure(health::configure)
             .configure(auth::configure)
             .configure(me::configure)
+            .configure(two_factor::configure)
             .configure(billing::configure)
             .configure(bots::configure)
             .configure(chat::configure)
@@ -46,6 +48,7 @@ pub fn api_parts() -> Vec<utoipa::openapi::OpenApi> {
         health::Api::openapi(),
         auth::Api::openapi(),
         me::Api::openapi(),
+        two_factor::Api::openapi(),
         billing::Api::openapi(),
         bots::Api::openapi(),
         chat::Api::openapi(),

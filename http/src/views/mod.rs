@@ -28,6 +28,7 @@ pub fn user(u: &User) -> Value {
         "language": u.language,
         "hasPassword": u.password_hash.is_some(),
         "emailVerified": u.email_verified,
+        "twoFactorEnabled": u.two_factor_enabled,
         "createdAt": to_rfc3339(&u.created_at),
     })
 }

@@ -1,6 +1,7 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { Navigate, useLocation, useSearchParams } from 'react-router';
 import { useSnapshot } from 'valtio';
+import { twoFactorChallengeFrom } from '@/features/auth/stores/two-factor-challenge';
 import { isSignedIn, session } from '@/features/auth/stores/session';
 import { activeBot, bots, selectBot } from '@/features/bots/stores/bots';
 
@@ -47,11 +48,13 @@ export function RequireBot({ children }: { children: ReactNode }) {
 /**
  * Login and sign-up are for signed-out users: one who arrives signed in goes on to /dashboard (or
  * where the guard sent them from). Decided on arrival only, so signing in on the page does not cut
- * short its own redirect (sign-up's pause, the way back to the origin).
+ * short its own redirect (sign-up's pause, the way back to the origin). A Google or GitHub sign-in
+ * that needs its two-factor code stays: a signed-in user confirming it is them (Settings) comes
+ * back to /login#twoFactor=… too.
  */
 export function RedirectIfSignedIn({ children }: { children: ReactNode }) {
   const location = useLocation();
-  const [signedInOnArrival] = useState(() => isSignedIn(session));
+  const [signedInOnArrival] = useState(() => isSignedIn(session) && !twoFactorChallengeFrom(location.hash));
   if (signedInOnArrival) return <Navigate to={redirectTarget(location.state)} replace />;
   return children;
 }

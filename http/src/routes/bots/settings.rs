@@ -19,7 +19,7 @@ pub async fn get(state: web::Data<AppState>, access: BotAccess<ViewBot>) -> ApiR
 }
 
 #[derive(Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct SettingsBody {
     /// Present even as `null` (which, like any non-number, is refused by the range).
     #[serde(default, deserialize_with = "present")]

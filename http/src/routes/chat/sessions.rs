@@ -109,19 +109,24 @@ pub async fn resolve(state: web::Data<AppState>, AuthUser(user): AuthUser, path:
 }
 
 #[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct StatusBody {
     status: Option<String>,
     priority: Option<String>,
+    /// Replaces the session's tags (the team's own; visitors never see them).
+    tags: Option<Vec<String>>,
 }
 
 #[utoipa::path(put, path = "/api/chat/session/{id}/status", tag = "sessions", security(("bearer" = [])), params(("id" = String, Path, description = "The chat session's id")), request_body = StatusBody, responses((status = 200, description = "Saved", body = replies::OneSession), ApiErrors))]
 pub async fn status(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<String>, body: web::Json<StatusBody>) -> ApiResult<HttpResponse> {
-    if body.status.is_none() && body.priority.is_none() {
-        return Err(ApiError::validation("Give a status or a priority"));
+    let body = body.into_inner();
+    if body.status.is_none() && body.priority.is_none() && body.tags.is_none() {
+        return Err(ApiError::validation("Give a status, a priority or tags"));
     }
     // Both are checked before the resolve below: a refused priority must not leave it resolved.
     parley_engine::chat::Engine::check_status(body.status.as_deref(), body.priority.as_deref())?;
+    if let Some(tags) = &body.tags {
+        parley_engine::chat::Engine::check_tags(tags)?;
+    }
     // Resolving is one path whichever call asks for it: the resolve time, who resolved it, the
     // system note and the dashboards' `session-resolved` (a status write alone would skip them).
     let (status, mut session) = match body.status.as_deref() {
@@ -131,27 +136,32 @@ pub async fn status(state: web::Data<AppState>, AuthUser(user): AuthUser, path: 
     if status.is_some() || body.priority.is_some() {
         session = Some(state.engine.set_status(&user.id, &path, status, body.priority.as_deref()).await?);
     }
-    let session = session.ok_or_else(|| ApiError::validation("Give a status or a priority"))?;
+    if let Some(tags) = body.tags {
+        session = Some(state.engine.set_flags(&user.id, &path, FlagFilter::default(), Some(tags)).await?);
+    }
+    let session = session.ok_or_else(|| ApiError::validation("Give a status, a priority or tags"))?;
     Ok(HttpResponse::Ok().json(json!({"session": view::session(&session)})))
 }
 
 /// The team's marks on a session; a mark not given keeps its value.
 #[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct FlagsBody {
     /// Also as `isPinned`, the name the session is read with.
     #[serde(alias = "isPinned")]
     pinned: Option<bool>,
     #[serde(alias = "isStarred")]
     starred: Option<bool>,
+    /// Replaces the session's tags.
+    tags: Option<Vec<String>>,
 }
 
 /// `PUT /api/chat/session/{id}`: pins or stars the session (owner, admin, editor, agent of its
 /// bot; a viewer gets 403, anyone else 404).
 #[utoipa::path(put, path = "/api/chat/session/{id}", tag = "sessions", security(("bearer" = [])), params(("id" = String, Path, description = "The chat session's id")), request_body = FlagsBody, responses((status = 200, description = "Saved", body = replies::OneSession), ApiErrors))]
 pub async fn flags(state: web::Data<AppState>, AuthUser(user): AuthUser, path: web::Path<String>, body: web::Json<FlagsBody>) -> ApiResult<HttpResponse> {
+    let body = body.into_inner();
     let flags = FlagFilter { pinned: body.pinned, starred: body.starred };
-    let session = state.engine.set_flags(&user.id, &path, flags).await?;
+    let session = state.engine.set_flags(&user.id, &path, flags, body.tags).await?;
     Ok(HttpResponse::Ok().json(json!({"session": view::session(&session)})))
 }
 

@@ -17,6 +17,9 @@ export interface User {
   hasPassword?: boolean;
   /** False until the link mailed to the address is followed; only then can invitations be accepted. */
   emailVerified?: boolean;
+  /** Sign-in asks for a code from an authenticator app. The server always sends it; a session
+   * saved by an older dashboard lacks it until /api/me answers. */
+  twoFactorEnabled?: boolean;
 }
 
 export interface Platform {
@@ -36,6 +39,23 @@ export interface AuthResponse {
   user: User;
 }
 
+/** What sign-in answers instead of the session when the account has two-factor sign-in on: the
+ * challenge goes to `POST /api/auth/two-factor` with the code. */
+export interface TwoFactorChallenge {
+  twoFactorRequired: true;
+  challenge: string;
+  message: string;
+}
+
+export type LoginResponse = AuthResponse | TwoFactorChallenge;
+
+export function needsCode(r: LoginResponse): r is TwoFactorChallenge {
+  return 'twoFactorRequired' in r && r.twoFactorRequired === true;
+}
+
+/** The server's words for the code step, for a challenge that came without them (Google, GitHub). */
+export const TWO_FACTOR_PROMPT = 'Enter the 6-digit code from your authenticator app';
+
 export interface MeResponse {
   user: User;
   platform: Platform[];
@@ -52,7 +72,10 @@ export const authApi = {
   signup: (input: SignupInput) =>
     api<AuthResponse>('/auth/signup', { method: 'POST', body: { ...input } }),
   login: (email: string, password: string) =>
-    api<AuthResponse>('/auth/login', { method: 'POST', body: { email, password } }),
+    api<LoginResponse>('/auth/login', { method: 'POST', body: { email, password } }),
+  /** The second step of sign-in: the app's code, or a recovery code, for the challenge. */
+  twoFactor: (challenge: string, code: string) =>
+    api<AuthResponse>('/auth/two-factor', { method: 'POST', body: { challenge, code } }),
   me: () => api<MeResponse>('/me'),
   /** Ends every session of the account, this one included. */
   logoutEverywhere: () => api<{ message: string }>('/auth/logout-everywhere', { method: 'POST', body: {} }),

@@ -1,5 +1,5 @@
 // The account and bot-settings calls of the Settings and Bot Settings screens (http/src/routes/me.rs,
-// http/src/routes/bots/settings.rs).
+// http/src/routes/two_factor.rs, http/src/routes/bots/settings.rs).
 import { api } from '@/lib/api';
 import type { User } from '@/features/auth/api/auth';
 
@@ -35,6 +35,26 @@ export interface PasswordInput {
   confirmPassword: string;
 }
 
+export interface TwoFactorStatus {
+  enabled: boolean;
+  recoveryCodesLeft: number;
+}
+
+export interface TwoFactorSetup {
+  /** Base32, for typing into the app by hand. */
+  secret: string;
+  otpauthUrl: string;
+  /** The set-up address as an `<svg>` QR code; null when the server could not draw it. */
+  qrSvg: string | null;
+}
+
+export interface TwoFactorConfirm {
+  /** A 6-digit code from the app (or, to turn it off, a recovery code). */
+  code: string;
+  /** Required by the server on an account with a password. */
+  currentPassword?: string;
+}
+
 const bot = (id: string) => `/bots/${encodeURIComponent(id)}/settings`;
 
 export const botSettingsApi = {
@@ -57,4 +77,15 @@ export const accountApi = {
   notifications: () => api<NotificationPrefs>('/me/notifications'),
   saveNotifications: (prefs: NotificationPrefs) =>
     api<NotificationPrefs>('/me/notifications', { method: 'PUT', body: { ...prefs } }),
+};
+
+export const twoFactorApi = {
+  status: () => api<TwoFactorStatus>('/me/two-factor'),
+  /** A new secret; nothing changes at sign-in until `enable` confirms it with a code. */
+  setup: () => api<TwoFactorSetup>('/me/two-factor/setup', { method: 'POST', body: {} }),
+  /** Answers the recovery codes, which the server shows this once. */
+  enable: (input: TwoFactorConfirm) =>
+    api<{ enabled: true; recoveryCodes: string[] }>('/me/two-factor/enable', { method: 'POST', body: { ...input } }),
+  disable: (input: TwoFactorConfirm) =>
+    api<TwoFactorStatus>('/me/two-factor/disable', { method: 'POST', body: { ...input } }),
 };

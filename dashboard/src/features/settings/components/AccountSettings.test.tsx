@@ -98,8 +98,8 @@ describe('Settings screen', () => {
     expect(screen.getByLabelText('Current Password')).toHaveValue('');
   });
 
-  it('toggles the current password visibility, and the two-factor switch is honestly unavailable', async () => {
-    mockFetch({ 'GET /api/me/notifications': { body: prefs } });
+  it('toggles the current password visibility, and offers two-factor sign-in', async () => {
+    mockFetch({ 'GET /api/me/notifications': { body: prefs }, 'GET /api/me/two-factor': { body: { enabled: false, recoveryCodesLeft: 0 } } });
     render(<AccountSettings />);
     const u = userEvent.setup();
     await u.click(screen.getByRole('tab', { name: 'Security' }));
@@ -109,7 +109,10 @@ describe('Settings screen', () => {
     expect(current).toHaveAttribute('type', 'text');
     await u.click(screen.getByRole('button', { name: 'Hide password' }));
     expect(current).toHaveAttribute('type', 'password');
-    expect(screen.getByRole('switch', { name: /Two-Factor Authentication/ })).toBeDisabled();
+    const twoFactor = screen.getByRole('switch', { name: /Two-Factor Authentication/ });
+    expect(twoFactor).toBeEnabled();
+    expect(twoFactor).not.toBeChecked();
+    expect(screen.getByText('Add a code from an authenticator app to your sign-in')).toBeInTheDocument();
   });
 
   it('signs out everywhere on the server, then here', async () => {

@@ -1,4 +1,5 @@
-// The Settings screen's three tabs: Profile, Security, Notifications. Each tab saves for real.
+// The Settings screen's three tabs: Profile, Security (password, sessions, two-factor sign-in),
+// Notifications. Each tab saves for real.
 import { useEffect, useState, type FormEvent } from 'react';
 import {
   Avatar,
@@ -16,13 +17,14 @@ import {
 import { IconBell, IconLock, IconUpload, IconUser } from '@tabler/icons-react';
 import { useNavigate } from 'react-router';
 import { useSnapshot } from 'valtio';
-import { authApi, oauthUrl } from '@/features/auth/api/auth';
-import { returnAfterSignIn } from '@/features/auth/stores/after-sign-in';
+import { authApi } from '@/features/auth/api/auth';
 import { session, signOut } from '@/features/auth/stores/session';
 import { ApiError, errorMessage } from '@/lib/api';
 import { notify } from '@/lib/notify';
 import type { NotificationPrefs } from '../api/settings';
 import { account, accountActions as act, emailChanged, passwordErrors } from '../stores/account';
+import { ProviderConfirmButtons } from './ProviderConfirm';
+import { TwoFactorSetting } from './TwoFactorSetting';
 
 function ProfileTab() {
   const a = useSnapshot(account);
@@ -75,20 +77,7 @@ function ProfileTab() {
                 then save your new email within 10 minutes. It changes once you follow the confirmation link we
                 send to the new address.
               </Text>
-              <Group gap="xs">
-                {(['google', 'github'] as const).map((provider) => (
-                  <Button
-                    key={provider}
-                    component="a"
-                    href={oauthUrl(provider)}
-                    size="xs"
-                    variant="default"
-                    onClick={() => returnAfterSignIn('/settings')}
-                  >
-                    Confirm with {provider === 'google' ? 'Google' : 'GitHub'}
-                  </Button>
-                ))}
-              </Group>
+              <ProviderConfirmButtons />
             </Stack>
           ))}
         {a.pendingEmail && (
@@ -202,16 +191,7 @@ function SecurityTab() {
         </Stack>
       </form>
       <SignOutEverywhere />
-      <Card withBorder padding="md" maw={480}>
-        <Switch
-          id="two-factor"
-          label="Two-Factor Authentication"
-          description="Not available yet: Parley does not offer two-factor sign-in, so this cannot be turned on."
-          checked={false}
-          disabled
-          onChange={() => {}}
-        />
-      </Card>
+      <TwoFactorSetting />
     </Stack>
   );
 }
