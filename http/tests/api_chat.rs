@@ -19,6 +19,7 @@ on_both_backends!(
     the_visitor_sees_their_session_without_the_teams_fields,
     without_a_bot_the_session_list_holds_every_bot_the_caller_works_on,
     a_message_sent_again_with_its_client_id_is_saved_and_answered_once,
+    a_first_message_whose_caller_gave_up_is_answered_once_for_its_repeat,
 );
 
 async fn visitor_chat_and_the_dashboards_session_calls(backend: parley_store::Backend) {
@@ -418,4 +419,73 @@ async fn a_message_sent_again_with_its_client_id_is_saved_and_answered_once(back
     assert_eq!((status, message(&body)), (StatusCode::UNPROCESSABLE_ENTITY, "clientId is too long (the limit is 64 characters)"));
     let (_, list) = app.get(&format!("/api/sessions?botId={bot}"), Some(&owner)).await;
     assert_eq!(list["total"], 3, "three conversations: the first, the other words, the other address");
+}
+
+/// An OpenAI-compatible model that takes `delay` before it streams its one-line reply.
+fn slow_model(delay: std::time::Duration) -> String {
+    use actix_web::{web, App, HttpResponse, HttpServer};
+    let server = HttpServer::new(move || {
+        App::new().route(
+            "/v1/chat/completions",
+            web::post().to(move || async move {
+                tokio::time::sleep(delay).await;
+                let chunk = json!({
+                    "id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "slow",
+                    "choices": [{"index": 0, "delta": {"content": "We ship to 30 countries."}, "finish_reason": null}]
+                });
+                HttpResponse::Ok().content_type("text/event-stream").body(format!("data: {chunk}\n\ndata: [DONE]\n\n"))
+            }),
+        )
+    })
+    .workers(1)
+    .bind("127.0.0.1:0")
+    .unwrap();
+    let addr = server.addrs()[0];
+    actix_web::rt::spawn(server.run());
+    format!("http://{addr}/v1")
+}
+
+/// The widget gave up on a first message (its timeout, a closed tab) while the model was still
+/// answering, then sent it again with its `clientId`: the conversation the first call started is
+/// the one the repeat gets, answered once, not a second conversation beside it.
+async fn a_first_message_whose_caller_gave_up_is_answered_once_for_its_repeat(backend: parley_store::Backend) {
+    let model = slow_model(std::time::Duration::from_millis(1500));
+    let app = TestApp::spawn_with(backend, move |s| {
+        s.billing.default_plan = "enterprise".into();
+        s.llm.answerer = "openai".into();
+        s.llm.base_url = model;
+        s.llm.model = "slow".into();
+        s.llm.api_key = "test-key".into();
+    })
+    .await;
+    let (owner, _) = app.signup("o@x.co").await;
+    let bot = app.create_bot(&owner, "Patient").await;
+    let first = json!({"botId": bot, "message": "Do you ship abroad?", "clientId": "w-1"});
+    // The caller gives up before the model answers, resetting its connection (as a closed tab or
+    // an aborted request can), which is when actix drops the call's handler.
+    {
+        use tokio::io::AsyncWriteExt;
+        let body = first.to_string();
+        let mut raw = tokio::net::TcpStream::connect(app.base.trim_start_matches("http://")).await.unwrap();
+        let request = format!(
+            "POST /api/chat HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        raw.write_all(request.as_bytes()).await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        raw.set_linger(Some(std::time::Duration::ZERO)).unwrap();
+        drop(raw);
+    }
+
+    // Asked again while the answer is still coming: busy, try again.
+    let (status, _) = app.post_json("/api/chat", None, first.clone()).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+    let (status, repeat) = app.post_json("/api/chat", None, first).await;
+    assert_eq!(status, StatusCode::OK, "{repeat}");
+    assert_eq!(repeat["aiResponse"], "We ship to 30 countries.");
+    let (_, list) = app.get(&format!("/api/sessions?botId={bot}"), Some(&owner)).await;
+    assert_eq!(list["total"], 1, "one conversation: {list}");
+    assert_eq!(list["sessions"][0]["_id"], repeat["sessionId"]);
+    assert_eq!(list["sessions"][0]["messageCount"], 2, "asked once, answered once");
 }

@@ -40,39 +40,40 @@ pub struct FirstMessages {
 }
 
 /// What a first message with a client id is.
-pub enum Seen<'a> {
+pub enum Seen {
     /// Not seen: answer it, and give the answer to the claim (`None`: the id was taken by other
     /// words or another address, so this one is not remembered).
-    New(Option<Claim<'a>>),
+    New(Option<Claim>),
     /// The same message is being answered.
     Answering,
     /// The same message was answered: this is the response body.
     Answered(Arc<str>),
 }
 
-/// A first message being answered. Dropped without [`Claim::answered`] (refused, failed, the call
-/// cancelled), the id is forgotten, so asking again starts afresh.
-pub struct Claim<'a> {
-    owner: &'a FirstMessages,
+/// A first message being answered. Dropped without [`Claim::answered`] (refused, failed), the id
+/// is forgotten, so asking again starts afresh. It owns its handle on the remembered messages, so
+/// the answer can be finished, and kept, by a task that outlives the call (see `send`).
+pub struct Claim {
+    seen: Cache<Key, Arc<First>>,
     key: Key,
     words: u64,
     from: Option<IpAddr>,
     done: bool,
 }
 
-impl Claim<'_> {
+impl Claim {
     /// Keeps `body` as the answer to a repeat.
     pub fn answered(mut self, body: &str) {
         let first = First { words: self.words, from: self.from, answer: Some(Arc::from(body)) };
-        self.owner.seen.insert(std::mem::take(&mut self.key), Arc::new(first));
+        self.seen.insert(std::mem::take(&mut self.key), Arc::new(first));
         self.done = true;
     }
 }
 
-impl Drop for Claim<'_> {
+impl Drop for Claim {
     fn drop(&mut self) {
         if !self.done {
-            self.owner.seen.invalidate(&self.key);
+            self.seen.invalidate(&self.key);
         }
     }
 }
@@ -102,12 +103,12 @@ impl FirstMessages {
 
     /// Looks up, or claims, the first message `words` (trimmed, as saved) with `client_id` to
     /// `bot_id` from `from`.
-    pub fn claim(&self, bot_id: &str, client_id: &str, words: &str, from: Option<IpAddr>) -> Seen<'_> {
+    pub fn claim(&self, bot_id: &str, client_id: &str, words: &str, from: Option<IpAddr>) -> Seen {
         let key = (bot_id.to_string(), client_id.to_string());
         let words = self.hasher.hash_one(words);
         let entry = self.seen.entry(key.clone()).or_insert_with(|| Arc::new(First { words, from, answer: None }));
         if entry.is_fresh() {
-            return Seen::New(Some(Claim { owner: self, key, words, from, done: false }));
+            return Seen::New(Some(Claim { seen: self.seen.clone(), key, words, from, done: false }));
         }
         let first = entry.into_value();
         if first.words != words || first.from != from {

@@ -71,16 +71,36 @@ pub async fn send(state: web::Data<AppState>, req: HttpRequest, body: web::Json<
             Seen::New(new) => claim = new,
         }
     }
-    if session_id.is_none() {
+    let message = VisitorMessage { bot_id: body.bot_id.clone(), session_id, text: body.message, lead: body.lead_data, ack_on_save: false, client_id };
+    let answer = match claim {
+        // A claimed first message is answered on a task of its own, which a caller that gives up
+        // (a client's timeout, a closed tab) does not cancel: the conversation is made either
+        // way, so its answer must be kept for the repeat, or the repeat would start a second one.
+        Some(claim) => actix_web::rt::spawn(async move {
+            let answer = answer_visitor(&state, &req, &bot, message).await;
+            if let Ok(body) = &answer {
+                claim.answered(body);
+            }
+            answer
+        })
+        .await
+        .map_err(ApiError::internal)??,
+        None => answer_visitor(&state, &req, &bot, message).await?,
+    };
+    Ok(HttpResponse::Ok().content_type(ContentType::json()).body(answer))
+}
+
+/// Saves the visitor's message (starting the conversation when it has no session) and answers
+/// it; returns the response body.
+async fn answer_visitor(state: &AppState, req: &HttpRequest, bot: &parley_engine::chat::BotInfo, message: VisitorMessage) -> ApiResult<String> {
+    if message.session_id.is_none() {
         // A message the engine would refuse starts nothing, so it spends none of the budget.
-        Engine::check_visitor_message(&bot, &body.message, body.lead_data.as_ref())?;
-        new_conversation_budget(&state, &req, &bot).await?;
+        Engine::check_visitor_message(bot, &message.text, message.lead.as_ref())?;
+        new_conversation_budget(state, req, bot).await?;
     }
-    let outcome = state
-        .engine
-        .visitor_message(VisitorMessage { bot_id: body.bot_id.clone(), session_id, text: body.message, lead: body.lead_data, ack_on_save: false, client_id })
-        .await?;
-    let token = state.tokens.issue(&outcome.session_id, "visitor", Some(&body.bot_id))?;
+    let bot_id = message.bot_id.clone();
+    let outcome = state.engine.visitor_message(message).await?;
+    let token = state.tokens.issue(&outcome.session_id, "visitor", Some(&bot_id))?;
     let ai_response = outcome.reply.as_ref().map(|r| r.content.as_str());
     // The reply's "did you mean" quick replies (also on `reply`), so a caller that reads only
     // `aiResponse` sees them too.
@@ -96,10 +116,7 @@ pub async fn send(state: web::Data<AppState>, req: HttpRequest, body: web::Json<
         "suggestions": suggestions,
     })
     .to_string();
-    if let Some(claim) = claim {
-        claim.answered(&answer);
-    }
-    Ok(HttpResponse::Ok().content_type(ContentType::json()).body(answer))
+    Ok(answer)
 }
 
 /// A new conversation spends one of the owner's plan: it must fit the caller's and the bot's
