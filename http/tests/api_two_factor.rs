@@ -12,6 +12,7 @@ on_both_backends!(
     turning_two_factor_on_makes_sign_in_ask_for_a_code,
     codes_and_recovery_codes_work_once_and_challenges_expire_with_the_password,
     turning_two_factor_off_needs_a_code_and_the_password,
+    wrong_codes_lock_the_email_even_with_the_right_password_between_them,
 );
 
 const PASSWORD: &str = "password123";
@@ -185,4 +186,17 @@ async fn turning_two_factor_off_needs_a_code_and_the_password(backend: parley_st
     // Set up again from scratch: the old secret and recovery codes are gone.
     let (_, setup) = app.post_json("/api/me/two-factor/setup", Some(&token), json!({})).await;
     assert_ne!(setup["secret"].as_str().unwrap(), secret);
+}
+
+async fn wrong_codes_lock_the_email_even_with_the_right_password_between_them(backend: parley_store::Backend) {
+    let app = TestApp::spawn_with(backend, |s| s.auth.lockout_after_failures = 3).await;
+    let (_, secret, step, _) = with_two_factor(&app, "di@shop.example").await;
+    let wrong = (0..10).map(|n| format!("{n}{n}{n}{n}{n}{n}")).find(|c| (step - 1..=step + 2).all(|s| code_at(&secret, s) != *c)).unwrap();
+    for _ in 0..3 {
+        let challenge = password_step(&app, "di@shop.example").await["challenge"].as_str().unwrap().to_string();
+        let (status, _) = code_step(&app, &challenge, &wrong).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+    }
+    let (status, body) = app.post_json("/api/auth/login", None, json!({"email": "di@shop.example", "password": PASSWORD})).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "locked by the wrong codes: {body}");
 }

@@ -112,12 +112,14 @@ async fn login(state: web::Data<AppState>, req: HttpRequest, body: web::Json<Log
             return Err(ApiError::unauthorized(REFUSED));
         }
     };
-    state.auth_throttle.succeeded(&body.email);
     if user.two_factor_enabled {
         // The password was right; the session comes from `POST /api/auth/two-factor` with a code.
+        // The email's failure count is not cleared yet: wrong codes add to it, and a right
+        // password between them must not wipe them, or codes could be guessed without end.
         let challenge = state.tokens.issue_two_factor_challenge(&user, None)?;
         return Ok(HttpResponse::Ok().json(json!({"twoFactorRequired": true, "challenge": challenge, "message": TWO_FACTOR_PROMPT})));
     }
+    state.auth_throttle.succeeded(&body.email);
     let token = state.tokens.issue_user(&user)?;
     Ok(HttpResponse::Ok().json(json!({"token": token, "user": views::user(&user)})))
 }
