@@ -137,6 +137,7 @@ impl Application {
             engine,
             trainer,
             tokens: TokenKeys::new(&secret, settings.auth.token_ttl_hours),
+            two_factor_seal: crate::auth::totp::SecretSeal::new(&secret),
             store,
             settings,
             oauth_flows: PendingFlows::default(),

@@ -15,6 +15,8 @@ pub struct AppState {
     pub trainer: parley_engine::ingest::Trainer,
     pub settings: Settings,
     pub tokens: TokenKeys,
+    /// Seals the two-factor secrets in the database (see `totp::SecretSeal`).
+    pub two_factor_seal: crate::auth::totp::SecretSeal,
     pub oauth_flows: PendingFlows,
     /// Outbound calls to sign-in providers; never follows redirects (OAuth requires that).
     pub http: reqwest::Client,

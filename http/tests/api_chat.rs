@@ -473,6 +473,8 @@ async fn a_first_message_whose_caller_gave_up_is_answered_once_for_its_repeat(ba
         );
         raw.write_all(request.as_bytes()).await.unwrap();
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        // Deprecated because a non-zero linger blocks the thread on drop; zero resets at once.
+        #[allow(deprecated)]
         raw.set_linger(Some(std::time::Duration::ZERO)).unwrap();
         drop(raw);
     }

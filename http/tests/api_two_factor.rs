@@ -67,6 +67,10 @@ async fn turning_two_factor_on_makes_sign_in_ask_for_a_code(backend: parley_stor
     assert!(setup["otpauthUrl"].as_str().unwrap().starts_with("otpauth://totp/Parley:ann%40shop.example?secret="));
     assert!(setup["otpauthUrl"].as_str().unwrap().contains(secret));
     assert!(setup["qrSvg"].as_str().unwrap().contains("<svg"));
+    // Stored sealed, not as the app has it.
+    let me_id = app.get("/api/me", Some(&token)).await.1["user"]["_id"].as_str().unwrap().to_string();
+    let stored = app.db.open().await.unwrap().two_factor(&me_id).await.unwrap().unwrap();
+    assert!(stored.secret.starts_with("v1.") && !stored.secret.contains(secret), "{}", stored.secret);
 
     // Refused, each with its reason, and sign-in still asks for nothing more.
     let wrong = if code_at(secret, now_step()) == "000000" { "111111" } else { "000000" };

@@ -31,7 +31,7 @@ pub struct User {
 #[diesel(table_name = two_factor)]
 pub struct TwoFactor {
     pub user_id: String,
-    /// The TOTP secret, base32 as authenticator apps take it.
+    /// The TOTP secret, sealed by the caller (`http::auth::totp::SecretSeal`).
     pub secret: String,
     /// Confirmed with a code: sign-in asks for one.
     pub enabled: bool,

@@ -3,10 +3,14 @@
 //! person in base32. A code is taken one step either side of now, for a phone's clock that is a
 //! little off.
 
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
 use data_encoding::BASE32_NOPAD;
 use hmac::{Hmac, Mac};
 use rand::RngCore;
+use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, CHACHA20_POLY1305, NONCE_LEN};
 use sha1::Sha1;
+use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 /// Seconds per step (RFC 6238's default, and the only one every app supports).
@@ -65,6 +69,56 @@ pub fn matching_step(secret: &str, given: &str, unix_secs: i64) -> Option<i64> {
     found
 }
 
+/// Seals TOTP secrets for the database: ChaCha20-Poly1305 under a key derived from the server's
+/// secret, bound to the account's id. A copy of the database alone (a backup, a leak) then gives
+/// no one the codes; a row moved to another account does not open. If the server's secret
+/// changes, the sealed secrets no longer open: the app's codes stop working and the recovery
+/// codes (hashes, not sealed) still sign in, so the owner can set two-factor up again.
+pub struct SecretSeal {
+    key: [u8; 32],
+}
+
+/// The version prefix of a sealed secret.
+const SEALED_V1: &str = "v1.";
+
+impl SecretSeal {
+    pub fn new(server_secret: &str) -> SecretSeal {
+        let mut hasher = Sha256::new();
+        hasher.update(b"parley two-factor secrets v1\0");
+        hasher.update(server_secret.as_bytes());
+        SecretSeal { key: hasher.finalize().into() }
+    }
+
+    fn key(&self) -> Option<LessSafeKey> {
+        UnboundKey::new(&CHACHA20_POLY1305, &self.key).ok().map(LessSafeKey::new)
+    }
+
+    /// `secret` sealed for `user_id`, as stored: `v1.` and base64url of nonce, ciphertext, tag.
+    pub fn seal(&self, secret: &str, user_id: &str) -> Option<String> {
+        let mut nonce = [0u8; NONCE_LEN];
+        rand::thread_rng().fill_bytes(&mut nonce);
+        let mut sealed = secret.as_bytes().to_vec();
+        self.key()?.seal_in_place_append_tag(Nonce::assume_unique_for_key(nonce), Aad::from(user_id.as_bytes()), &mut sealed).ok()?;
+        let mut out = nonce.to_vec();
+        out.extend_from_slice(&sealed);
+        Some(format!("{SEALED_V1}{}", URL_SAFE_NO_PAD.encode(out)))
+    }
+
+    /// The secret a stored value seals for `user_id`; `None` when it does not open (another
+    /// account's, another server secret's, altered).
+    pub fn open(&self, stored: &str, user_id: &str) -> Option<String> {
+        let bytes = URL_SAFE_NO_PAD.decode(stored.strip_prefix(SEALED_V1)?).ok()?;
+        if bytes.len() < NONCE_LEN {
+            return None;
+        }
+        let (nonce, sealed) = bytes.split_at(NONCE_LEN);
+        let nonce = Nonce::try_assume_unique_for_key(nonce).ok()?;
+        let mut sealed = sealed.to_vec();
+        let plain = self.key()?.open_in_place(nonce, Aad::from(user_id.as_bytes()), &mut sealed).ok()?;
+        String::from_utf8(plain.to_vec()).ok()
+    }
+}
+
 /// The `otpauth://` address an authenticator app reads from the set-up QR code.
 pub fn otpauth_url(issuer: &str, account: &str, secret: &str) -> String {
     let escape = |s: &str| -> String { url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>().replace('+', "%20") };
@@ -117,6 +171,25 @@ mod tests {
             assert_eq!(matching_step(&secret, bad, now), None, "{bad:?}");
         }
         assert_eq!(matching_step("not base32!", "123456", now), None);
+    }
+
+    #[test]
+    fn sealed_secrets_open_only_for_their_account_and_server_secret() {
+        let seal = SecretSeal::new("server-secret-of-at-least-32-characters");
+        let secret = new_secret();
+        let stored = seal.seal(&secret, "user-1").unwrap();
+        assert!(stored.starts_with("v1.") && !stored.contains(&secret), "{stored}");
+        assert_ne!(seal.seal(&secret, "user-1").unwrap(), stored, "a fresh nonce each time");
+        assert_eq!(seal.open(&stored, "user-1").as_deref(), Some(secret.as_str()));
+        assert_eq!(seal.open(&stored, "user-2"), None, "another account's row");
+        assert_eq!(SecretSeal::new("another-server-secret-of-32-characters").open(&stored, "user-1"), None);
+        let mut altered = stored.clone().into_bytes();
+        let last = altered.len() - 3;
+        altered[last] = if altered[last] == b'A' { b'B' } else { b'A' };
+        assert_eq!(seal.open(&String::from_utf8(altered).unwrap(), "user-1"), None, "altered");
+        for junk in ["", "v1.", "v1.AAAA", &secret] {
+            assert_eq!(seal.open(junk, "user-1"), None, "{junk:?}");
+        }
     }
 
     #[test]

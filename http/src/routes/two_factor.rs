@@ -60,7 +60,8 @@ async fn setup(state: web::Data<AppState>, AuthUser(user): AuthUser) -> ApiResul
         return Err(ApiError::conflict(ALREADY_ON));
     }
     let secret = totp::new_secret();
-    state.store.start_two_factor(&user.id, &secret).await.map_err(|e| match e {
+    let sealed = state.two_factor_seal.seal(&secret, &user.id).ok_or_else(|| ApiError::internal("sealing a two-factor secret"))?;
+    state.store.start_two_factor(&user.id, &sealed).await.map_err(|e| match e {
         parley_store::StoreError::Conflict(_) => ApiError::conflict(ALREADY_ON),
         other => other.into(),
     })?;
@@ -97,7 +98,9 @@ async fn enable(state: web::Data<AppState>, req: HttpRequest, AuthUser(user): Au
         return Err(ApiError::validation("Enter the 6-digit code from your authenticator app"));
     }
     super::me::confirm_owner(&state, &req, &user, body.current_password.as_deref(), "turn on two-factor authentication").await?;
-    let step = totp::matching_step(&pending.secret, &body.code, chrono::Utc::now().timestamp())
+    // Sealed under another server secret (it changed since the set-up): start again.
+    let secret = state.two_factor_seal.open(&pending.secret, &user.id).ok_or_else(|| ApiError::validation(NOT_SET_UP))?;
+    let step = totp::matching_step(&secret, &body.code, chrono::Utc::now().timestamp())
         .ok_or_else(|| ApiError::validation("That code is not right. Check that your phone's clock is set automatically and enter the code your app shows now."))?;
     let codes: Vec<String> = (0..RECOVERY_CODES).map(|_| new_recovery_code()).collect();
     let hashes: Vec<String> = codes.iter().map(|c| secrets::hash(&normalize_recovery(c))).collect();
@@ -172,7 +175,10 @@ async fn second_factor_holds(state: &AppState, user: &User, code: &str) -> ApiRe
         return Ok(false);
     }
     let Some(row) = state.store.two_factor(&user.id).await?.filter(|t| t.enabled) else { return Ok(false) };
-    if let Some(step) = totp::matching_step(&row.secret, code, chrono::Utc::now().timestamp()) {
+    // A secret that no longer opens (the server's secret changed) takes no app code; the
+    // recovery codes below still work, and with one the owner can set it up again.
+    let secret = state.two_factor_seal.open(&row.secret, &user.id);
+    if let Some(step) = secret.and_then(|s| totp::matching_step(&s, code, chrono::Utc::now().timestamp())) {
         return Ok(state.store.accept_two_factor_step(&user.id, step).await?);
     }
     let used = state.store.use_recovery_code(&user.id, &secrets::hash(&normalize_recovery(code))).await?;

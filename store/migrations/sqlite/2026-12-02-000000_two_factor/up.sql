@@ -4,7 +4,7 @@
 -- the unused recovery codes, as a JSON list.
 CREATE TABLE two_factor (
     user_id TEXT PRIMARY KEY NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-    secret TEXT NOT NULL,
+    secret TEXT NOT NULL, -- sealed by the server (ChaCha20-Poly1305 under a key from its secret)
     enabled BOOLEAN NOT NULL DEFAULT FALSE,
     last_step BIGINT NOT NULL DEFAULT 0,
     recovery_hashes TEXT NOT NULL DEFAULT '[]',
