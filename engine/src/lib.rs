@@ -7,3 +7,4 @@ pub mod ingest;
 pub mod knowledge_brain;
 pub mod leads;
 pub mod retrieval;
+pub mod tags;

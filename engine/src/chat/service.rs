@@ -785,7 +785,7 @@ impl Engine {
         if flags.pinned.is_none() && flags.starred.is_none() && tags.is_none() {
             return Err(EngineError::Invalid("Give pinned, starred or tags".into()));
         }
-        let tags = tags.map(clean_tags).transpose()?;
+        let tags = tags.as_deref().map(clean_tags).transpose()?;
         let view = Arc::new(self.store.set_session_flags(session_id, flags, tags.as_deref()).await?);
         addr.do_send(Reload { session: view.clone(), status_changed: false });
         if let Some(bot) = self.registry.running_bot(&bot_id) {
@@ -797,7 +797,7 @@ impl Engine {
     /// Tags a session may be given (checked before anything is changed, also by a caller that
     /// resolves first).
     pub fn check_tags(tags: &[String]) -> Result<(), EngineError> {
-        clean_tags(tags.to_vec()).map(|_| ())
+        clean_tags(tags).map(|_| ())
     }
 
     /// A status and a priority a session may be given (checked before anything is changed,
@@ -914,19 +914,10 @@ impl Engine {
 pub const MAX_SESSION_TAGS: usize = 20;
 pub const MAX_TAG_CHARS: usize = 40;
 
-/// Tags as the team typed them: trimmed, empty ones dropped, a repeat (ignoring case) kept once.
-fn clean_tags(raw: Vec<String>) -> Result<Vec<String>, EngineError> {
-    let mut tags: Vec<String> = Vec::new();
-    for tag in raw.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
-        if tag.chars().count() > MAX_TAG_CHARS {
-            return Err(EngineError::Invalid(format!("A tag is at most {MAX_TAG_CHARS} characters")));
-        }
-        if !tags.iter().any(|t| t.to_lowercase() == tag.to_lowercase()) {
-            tags.push(tag.to_string());
-        }
-    }
-    if tags.len() > MAX_SESSION_TAGS {
-        return Err(EngineError::Invalid(format!("At most {MAX_SESSION_TAGS} tags")));
-    }
-    Ok(tags)
+/// A conversation's tags, cleaned (see `crate::tags`), or the refusal in the API's words.
+fn clean_tags(raw: &[String]) -> Result<Vec<String>, EngineError> {
+    crate::tags::clean(raw, MAX_SESSION_TAGS, MAX_TAG_CHARS).map_err(|refused| match refused {
+        crate::tags::TagsRefused::TooLong => EngineError::Invalid(format!("A tag is at most {MAX_TAG_CHARS} characters")),
+        crate::tags::TagsRefused::TooMany => EngineError::Invalid(format!("At most {MAX_SESSION_TAGS} tags")),
+    })
 }

@@ -116,19 +116,10 @@ pub fn tags(raw: Option<Value>) -> ApiResult<Vec<String>> {
             .collect::<ApiResult<_>>()?,
         Some(_) => return Err(ApiError::validation("Tags must be text")),
     };
-    let mut out: Vec<String> = Vec::new();
-    for tag in items.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
-        if tag.chars().count() > TAG_CHARS {
-            return Err(ApiError::validation(format!("A tag must be at most {TAG_CHARS} characters")));
-        }
-        if !out.iter().any(|t| t.to_lowercase() == tag.to_lowercase()) {
-            out.push(tag.to_string());
-        }
-    }
-    if out.len() > MAX_TAGS {
-        return Err(ApiError::validation(format!("A lead can have at most {MAX_TAGS} tags")));
-    }
-    Ok(out)
+    parley_engine::tags::clean(&items, MAX_TAGS, TAG_CHARS).map_err(|refused| match refused {
+        parley_engine::tags::TagsRefused::TooLong => ApiError::validation(format!("A tag must be at most {TAG_CHARS} characters")),
+        parley_engine::tags::TagsRefused::TooMany => ApiError::validation(format!("A lead can have at most {MAX_TAGS} tags")),
+    })
 }
 
 fn last_contact(raw: Option<String>) -> ApiResult<Option<NaiveDateTime>> {
