@@ -1,7 +1,7 @@
 //! Writes the public evaluation tasks' vectors and BM25 candidates to a directory, so retrieval
 //! rules can be explored offline (numpy) without rebuilding: per task, `<set>-<shape>.json`
-//! (chunks' sentence counts and BM25 words, whole and per embedded sentence; questions with their
-//! expected chunk, half, BM25 candidates and words) and
+//! (chunks' text, sentence counts, sentences and BM25 words, whole and per embedded sentence;
+//! questions with their text, expected chunk, half, BM25 candidates and words) and
 //! `<set>-<shape>.f32` (little-endian vectors: each chunk's whole vector then its sentences',
 //! chunk by chunk, then each question's).
 //!
@@ -39,8 +39,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             put(c.embedding.as_deref().unwrap_or_default())?;
             let sentences = c.sentence_embeddings.as_deref().unwrap_or_default();
             put(sentences)?;
-            let words: Vec<Vec<String>> = parley_engine::retrieval::sentences::embedded_sentences(&c.content).into_iter().map(parley_engine::retrieval::bm25::tokenize).collect();
-            chunks.push(json!({"sentences": sentences.len() / embedder.dims(), "chars": c.content.len(), "words": words, "all_words": parley_engine::retrieval::bm25::tokenize(&c.content)}));
+            let texts = parley_engine::retrieval::sentences::embedded_sentences(&c.content);
+            let words: Vec<Vec<String>> = texts.iter().map(|s| parley_engine::retrieval::bm25::tokenize(s)).collect();
+            chunks.push(json!({"sentences": sentences.len() / embedder.dims(), "chars": c.content.len(), "content": c.content, "texts": texts, "words": words, "all_words": parley_engine::retrieval::bm25::tokenize(&c.content)}));
         }
         let bm25 = Bm25Index::build(
             t.chunks.iter().map(|c| vec![Field { text: c.content.as_str(), weight: 1.0 }]),
@@ -50,7 +51,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for q in &t.questions {
             put(q.vector.as_deref().unwrap_or_default())?;
             let hits: Vec<_> = bm25.search(&q.text, options.candidates).iter().map(|h| json!([h.doc, h.coverage])).collect();
-            questions.push(json!({"expected": q.expected, "tune": q.half == external::Half::Tune, "bm25": hits, "words": parley_engine::retrieval::bm25::tokenize(&q.text)}));
+            questions.push(json!({"text": q.text, "expected": q.expected, "tune": q.half == external::Half::Tune, "bm25": hits, "words": parley_engine::retrieval::bm25::tokenize(&q.text)}));
         }
         bin.flush()?;
         let meta = json!({"set": t.set, "shape": shape, "dims": embedder.dims(), "chunks": chunks, "questions": questions});
