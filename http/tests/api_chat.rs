@@ -340,7 +340,7 @@ async fn without_a_bot_the_session_list_holds_every_bot_the_caller_works_on(back
     let desk = app.create_bot(&owner, "Desk").await;
     let elsewhere = app.create_bot(&member, "Elsewhere").await;
     app.seat(&desk, "owner@x.co", "member@x.co", Role::Agent).await;
-    for (bot, text) in [(&shop, "About my order"), (&desk, "Help with login"), (&elsewhere, "Opening hours?")] {
+    for (bot, text) in [(&shop, "About my order"), (&desk, "Help with login"), (&elsewhere, "Opening hours?"), (&elsewhere, "Équipe à l'écoute")] {
         let (status, body) = app.post_json("/api/chat", None, json!({"botId": bot, "message": text})).await;
         assert_eq!(status, StatusCode::OK, "{body}");
     }
@@ -358,13 +358,18 @@ async fn without_a_bot_the_session_list_holds_every_bot_the_caller_works_on(back
 
     // A member sees the bot they were invited to beside their own, not the owner's other bot.
     let (_, list) = app.get("/api/sessions?botId=", Some(&member)).await;
-    let mut want = vec![(desk.clone(), "Help with login".to_string()), (elsewhere.clone(), "Opening hours?".to_string())];
+    let mut want = vec![(desk.clone(), "Help with login".to_string()), (elsewhere.clone(), "Opening hours?".to_string()), (elsewhere.clone(), "Équipe à l'écoute".to_string())];
     want.sort();
     assert_eq!(titles(&list), want);
     let (_, searched) = app.get("/api/sessions?q=LOGIN", Some(&member)).await;
     assert_eq!(titles(&searched), vec![(desk.clone(), "Help with login".to_string())]);
+    // Accented titles are found in any case, with or without the accents typed.
+    for q in ["%C3%A9QUIPE", "%C3%89quipe", "equipe", "A%20L'ECOUTE"] {
+        let (_, searched) = app.get(&format!("/api/sessions?q={q}"), Some(&member)).await;
+        assert_eq!(titles(&searched), vec![(elsewhere.clone(), "Équipe à l'écoute".to_string())], "{q}");
+    }
     let (_, paged) = app.get("/api/sessions?limit=1&page=2", Some(&member)).await;
-    assert_eq!((paged["total"].clone(), paged["sessions"].as_array().unwrap().len()), (json!(2), 1));
+    assert_eq!((paged["total"].clone(), paged["sessions"].as_array().unwrap().len()), (json!(3), 1));
 
     let (status, empty) = app.get("/api/sessions", Some(&loner)).await;
     assert_eq!((status, empty["total"].clone(), empty["sessions"].clone()), (StatusCode::OK, json!(0), json!([])));

@@ -7,6 +7,7 @@ use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use serde::{Deserialize, Serialize};
 
+use crate::fold::{contains_pattern, fold_text};
 use crate::models::{ChatMessage, ChatSession};
 use crate::schema::{chat_messages, chat_sessions};
 use crate::{new_id, time, Store, StoreError, StoreResult};
@@ -93,24 +94,6 @@ pub struct FlagFilter {
     pub pinned: Option<bool>,
     pub starred: Option<bool>,
 }
-
-diesel::define_sql_function!(fn lower(x: diesel::sql_types::Text) -> diesel::sql_types::Text);
-
-/// A LIKE pattern matching `text` anywhere, case-insensitively (compare with `lower(column)`);
-/// the wildcards `%` and `_` a person types are matched literally (escaped with `\`).
-pub fn contains_pattern(text: &str) -> String {
-    let mut pattern = String::with_capacity(text.len() + 2);
-    pattern.push('%');
-    for c in text.to_lowercase().chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            pattern.push('\\');
-        }
-        pattern.push(c);
-    }
-    pattern.push('%');
-    pattern
-}
-
 
 impl Store {
     pub async fn create_session(&self, bot_id: &str, title: &str) -> StoreResult<ChatSession> {
@@ -256,7 +239,7 @@ impl Store {
                     }
                 }
                 if let Some(pattern) = &pattern {
-                    q = q.filter(lower(chat_sessions::title).like(pattern.clone()).escape('\\'));
+                    q = q.filter(fold_text(chat_sessions::title).like(pattern.clone()).escape('\\'));
                 }
                 if let Some(pinned) = flags.pinned {
                     q = q.filter(chat_sessions::is_pinned.eq(pinned));

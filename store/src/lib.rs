@@ -16,6 +16,7 @@ pub mod chat;
 pub mod contact;
 pub mod custom_css;
 pub mod error;
+pub mod fold;
 pub mod knowledge;
 pub mod leads;
 pub mod mail;

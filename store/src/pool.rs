@@ -398,6 +398,8 @@ fn setup_sqlite<'a>(url: &'a str, pragmas: &'static str) -> BoxFuture<'a, diesel
         conn.batch_execute(pragmas)
             .await
             .map_err(ConnectionError::CouldntSetupConfiguration)?;
+        // Searches and name sorts call it (see `crate::fold`).
+        conn.spawn_blocking(crate::fold::register_sqlite).await.map_err(ConnectionError::CouldntSetupConfiguration)?;
         Ok(conn)
     }
     .boxed()

@@ -8,23 +8,17 @@ use diesel::prelude::*;
 use diesel::sql_types::{Nullable, Text};
 use diesel_async::RunQueryDsl;
 
-use crate::chat::contains_pattern;
+use crate::fold::{contains_pattern, fold_nullable, fold_text};
 use crate::models::Lead;
 use crate::schema::{bots, chat_sessions, leads, users};
 use crate::{Store, StoreError, StoreResult};
 
 diesel::define_sql_function! {
-    /// `lower` of a nullable column (the one in `chat` takes text only).
-    #[sql_name = "lower"]
-    fn lower_opt(x: Nullable<Text>) -> Nullable<Text>;
-}
-diesel::define_sql_function! {
-    /// The sort key of a name: lower-cased, a missing name as the empty string (first A–Z, as
-    /// the spec's client-side sort had it).
+    /// A missing name as the empty string: first A–Z in the sort key (folded, see
+    /// [`crate::fold`]), as the spec's client-side sort had it.
     #[sql_name = "coalesce"]
     fn text_or(x: Nullable<Text>, otherwise: Text) -> Text;
 }
-diesel::define_sql_function!(fn lower(x: Text) -> Text);
 
 /// The six sorts of the filter bar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -100,11 +94,11 @@ macro_rules! filtered {
         }
         if let Some(p) = $pattern {
             q = q.filter(
-                lower_opt(leads::name)
+                fold_nullable(leads::name)
                     .like(p.clone())
                     .escape('\\')
-                    .or(lower_opt(leads::email).like(p.clone()).escape('\\'))
-                    .or(lower_opt(leads::company).like(p.clone()).escape('\\')),
+                    .or(fold_nullable(leads::email).like(p.clone()).escape('\\'))
+                    .or(fold_nullable(leads::company).like(p.clone()).escape('\\')),
             );
         }
         q
@@ -115,7 +109,7 @@ macro_rules! filtered {
 /// a keyset page can continue from any row).
 macro_rules! rows {
     ($filter:expr, $pattern:expr, $sort:expr) => {{
-        let name_key = || lower(text_or(leads::name, ""));
+        let name_key = || fold_text(text_or(leads::name, ""));
         let q = leads::table
             .inner_join(bots::table)
             .left_join(chat_sessions::table.on(chat_sessions::id.nullable().eq(leads::session_id)))
@@ -187,7 +181,7 @@ impl Store {
             let mut q = rows!(filter, pattern, sort);
             if let Some(c) = cursor {
                 let id = c.id.clone();
-                let key = || lower(text_or(leads::name, ""));
+                let key = || fold_text(text_or(leads::name, ""));
                 // Each OR has a plain bound beside it, which an index on the column can start
                 // from (an OR alone makes SQLite scan from the first row for every page).
                 q = match sort {

@@ -1,4 +1,5 @@
 // My Bots' search, status filter and sort, all client side.
+import { foldedIncludes } from '@/lib/fold';
 import type { Bot } from '../api/bots';
 
 export type StatusFilter = 'all' | 'active' | 'inactive';
@@ -12,10 +13,7 @@ function time(s: string | null | undefined): number {
 }
 
 export function filterBots(list: readonly Bot[], search: string, status: StatusFilter, sort: BotSort): Bot[] {
-  const q = search.trim().toLowerCase();
-  const out = list.filter(
-    (b) => (!q || (b.name ?? '').toLowerCase().includes(q)) && (status === 'all' || b.status === status),
-  );
+  const out = list.filter((b) => foldedIncludes(b.name, search) && (status === 'all' || b.status === status));
   const byName = (a: Bot, b: Bot) => displayName(a).localeCompare(displayName(b));
   switch (sort) {
     case 'name':

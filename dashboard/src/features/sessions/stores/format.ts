@@ -1,4 +1,5 @@
 // How a session row reads: title fallback, message preview, relative time, status colour.
+import { foldedIncludes } from '@/lib/fold';
 import type { ChatSession } from '../api/sessions';
 
 export const PREVIEW_CHARS = 60;
@@ -38,9 +39,9 @@ export function statusColour(status: string): string {
   return STATUS_COLOUR[status] ?? 'gray';
 }
 
-/** The client-side title filter on the loaded page (case-insensitive, on the shown title). */
+/** The client-side title filter on the loaded page (any case, with or without accents, on the
+ * shown title), as the server's search will answer. */
 export function filterByTitle<S extends Pick<ChatSession, '_id' | 'title'>>(list: readonly S[], query: string): S[] {
-  const q = query.trim().toLowerCase();
-  if (!q) return [...list];
-  return list.filter((s) => sessionTitle(s).toLowerCase().includes(q));
+  if (!query.trim()) return [...list];
+  return list.filter((s) => foldedIncludes(sessionTitle(s), query));
 }

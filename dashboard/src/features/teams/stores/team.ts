@@ -3,6 +3,7 @@
 // (search, role colours, invite validation) sit beside it and are tested directly.
 import { proxy } from 'valtio';
 import { errorMessage } from '@/lib/api';
+import { foldedIncludes } from '@/lib/fold';
 import { notify } from '@/lib/notify';
 import { onSignOut } from '@/lib/sign-out';
 import { teamApi, type MemberRole, type Team, type TeamMember } from '../api/team';
@@ -54,11 +55,11 @@ export function roleColor(role: string): string {
   }
 }
 
-/** Members whose name or email (or invited address) contains the query, case-insensitive. */
+/** Members whose name or email (or invited address) contains the query, in any case and with or
+ * without accents. */
 export function filterMembers<M extends Pick<TeamMember, 'name' | 'email' | 'invitedEmail'>>(members: readonly M[], query: string): M[] {
-  const q = query.trim().toLowerCase();
-  if (!q) return [...members];
-  return members.filter((m) => [m.name, m.email, m.invitedEmail].some((f) => (f ?? '').toLowerCase().includes(q)));
+  if (!query.trim()) return [...members];
+  return members.filter((m) => [m.name, m.email, m.invitedEmail].some((f) => foldedIncludes(f, query)));
 }
 
 /** Spec: invite, edit and remove show unless the server says no (both default to true). */

@@ -1,0 +1,1 @@
+DROP FUNCTION parley_fold(text);
