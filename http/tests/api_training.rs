@@ -137,6 +137,12 @@ async fn limits_and_roles_are_enforced(backend: parley_store::Backend) {
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     let (status, _) = app.post_json(&qa, t, json!({"question": "q", "answer": "a".repeat(501)})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    // Spec 1 §5's words for a website source without an address; nothing is stored.
+    for body in [json!({"url": ""}), json!({"url": "   "}), json!({})] {
+        let (status, res) = app.post_json(&format!("/api/bots/{bot}/sources/website"), t, body).await;
+        assert_eq!((status, message(&res)), (StatusCode::UNPROCESSABLE_ENTITY, "A training URL is required"));
+    }
+    assert_eq!(app.get(&format!("/api/bots/{bot}/sources"), t).await.1["websites"], json!([]));
     let (status, _) = app.post_json(&qa, t, json!({"question": "", "answer": "a"})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     for i in 0..50 {

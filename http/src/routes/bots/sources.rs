@@ -98,7 +98,7 @@ pub struct WebsiteBody {
 #[utoipa::path(post, path = "/api/bots/{bot_id}/sources/website", tag = "training", security(("bearer" = [])), params(("bot_id" = String, Path, description = "The bot's id")), request_body = WebsiteBody, responses((status = 201, description = "Stored; crawled in the background", body = replies::OneSource), ApiErrors))]
 pub async fn add_website(state: web::Data<AppState>, access: BotAccess<EditBot>, body: web::Json<WebsiteBody>) -> ApiResult<HttpResponse> {
     if body.url.trim().is_empty() {
-        return Err(ApiError::validation("Please enter a website URL"));
+        return Err(ApiError::validation("A training URL is required"));
     }
     let source = state.trainer.add_website(&access.bot.id, &body.url).await?;
     drop(state.trainer.spawn_source(source.id.clone()));
