@@ -116,6 +116,36 @@ async fn a_support_request_mails_the_agents_only_when_none_is_online(backend: pa
     assert_eq!(asked["success"], true, "{asked}");
     assert_eq!(count_to(&store, subject, "olive@shop.example").await, 1, "no mail while an agent is online");
     assert_eq!(count_to(&store, subject, "ann@shop.example").await, 1);
+
+    // Her status counts: busy she is still there for visitors, away or offline she is not, so
+    // the widget says nobody is and a request mails again.
+    let theme = format!("/api/bots/{bot}/theme");
+    for (status, there) in [("busy", true), ("away", false), ("online", true), ("offline", false)] {
+        let ack = agent.emit_with_ack("update-agent-status", json!({"status": status})).await;
+        assert_eq!((ack["success"].clone(), ack["status"].clone()), (json!(true), json!(status)), "{ack}");
+        assert_eq!(app.get(&theme, None).await.1["agentsOnline"], there, "{status}");
+    }
+    let ack = agent.emit_with_ack("update-agent-status", json!({"status": "sleeping"})).await;
+    assert_eq!((ack["success"].clone(), ack["error"].clone()), (json!(false), json!("Status must be online, away, busy or offline")), "{ack}");
+    assert_eq!(app.get(&theme, None).await.1["agentsOnline"], false, "a refused status changes nothing");
+    let (asked, _, third) = visitor_asks_for_a_person(&app, &bot, "Third visitor").await;
+    assert_eq!(asked["success"], true, "{asked}");
+    assert_eq!(count_to(&store, subject, "ann@shop.example").await, 2, "offline: the request is mailed");
+
+    // A session is not transferred to an agent who is away; once back, it is.
+    let mut bob_socket = SioClient::connect(&app, json!({"token": bob})).await;
+    assert_eq!(bob_socket.emit_with_ack("join-as-agent", json!({"botId": bot})).await["success"], true);
+    assert_eq!(bob_socket.emit_with_ack("update-agent-status", json!({"status": "away"})).await["success"], true);
+    let taken = agent.emit_with_ack("take-session", json!({"sessionId": third})).await;
+    assert_eq!(taken["success"], true, "{taken}");
+    let transfer = json!({"sessionId": third, "targetAgentId": bob_id, "reason": "Billing"});
+    let refused = agent.emit_with_ack("transfer-session", transfer.clone()).await;
+    assert_eq!((refused["success"].clone(), refused["error"].clone()), (json!(false), json!("That agent is away right now")), "{refused}");
+    assert_eq!(store.session(&third).await.unwrap().unwrap().assigned_agent_id.as_deref(), Some(ann_id.as_str()), "still Ann's");
+    assert_eq!(bob_socket.emit_with_ack("update-agent-status", json!({"status": "online"})).await["success"], true);
+    let moved = agent.emit_with_ack("transfer-session", transfer).await;
+    assert_eq!(moved["success"], true, "{moved}");
+    assert_eq!(store.session(&third).await.unwrap().unwrap().assigned_agent_id.as_deref(), Some(bob_id.as_str()));
 }
 
 async fn security_alerts_follow_their_switch(backend: parley_store::Backend) {

@@ -13,6 +13,7 @@ use parley_store::Store;
 use super::events::{Outgoing, ServerEvent, SessionList};
 use super::messages::{AgentAssigned, AgentOffline, AgentOnline, AgentRole, AgentStatus, ListAgents, OnlineAgent, Take, TakeOutcome, ToAgents, ToUser};
 use super::peers::Peers;
+use super::service::AgentPresence;
 use super::types::{ConnId, EngineError, ALREADY_RESOLVED};
 
 
@@ -186,11 +187,16 @@ impl Handler<Take> for BotActor {
 impl Handler<ListAgents> for BotActor {
     type Result = Vec<(String, String, String)>;
 
+    /// One entry per agent who may take sessions; an agent on several connections (two tabs)
+    /// is as available as the most available of them.
     fn handle(&mut self, _: ListAgents, _: &mut Self::Context) -> Self::Result {
-        let mut seen = Vec::new();
+        let available = |status: &str| AgentPresence::parse(status).is_some_and(AgentPresence::available);
+        let mut seen: Vec<(String, String, String)> = Vec::new();
         for agent in self.agents.values().filter(|a| a.can_take) {
-            if !seen.iter().any(|(id, _, _): &(String, String, String)| id == &agent.user_id) {
-                seen.push((agent.user_id.clone(), agent.name.clone(), agent.status.clone()));
+            match seen.iter_mut().find(|(id, _, _)| id == &agent.user_id) {
+                None => seen.push((agent.user_id.clone(), agent.name.clone(), agent.status.clone())),
+                Some(entry) if !available(&entry.2) && available(&agent.status) => entry.2 = agent.status.clone(),
+                Some(_) => {}
             }
         }
         seen

@@ -26,6 +26,43 @@ use super::registry::Registry;
 use super::session::SessionActor;
 use super::types::{ConnId, Connection, EngineError, EngineSettings, SupportAsked, TurnOutcome, VisitorMessage, Who, AGENT_TEXT_CHARS, BUSY};
 
+/// An agent's `update-agent-status`. Online and busy agents are there for visitors (busy: at work
+/// on other conversations, a new one waits its turn); away and offline ones are not, so the
+/// widget does not tell visitors someone is there, the unanswered-request mail goes out, and
+/// no session is transferred to them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentPresence {
+    Online,
+    Busy,
+    Away,
+    Offline,
+}
+
+impl AgentPresence {
+    pub fn parse(raw: &str) -> Option<AgentPresence> {
+        Some(match raw {
+            "online" => AgentPresence::Online,
+            "busy" => AgentPresence::Busy,
+            "away" => AgentPresence::Away,
+            "offline" => AgentPresence::Offline,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentPresence::Online => "online",
+            AgentPresence::Busy => "busy",
+            AgentPresence::Away => "away",
+            AgentPresence::Offline => "offline",
+        }
+    }
+
+    pub fn available(self) -> bool {
+        matches!(self, AgentPresence::Online | AgentPresence::Busy)
+    }
+}
+
 /// What a live connection has joined, so that leaving and disconnecting undo exactly that.
 #[derive(Default)]
 struct ConnState {
@@ -36,6 +73,9 @@ struct ConnState {
     session_bots: HashMap<String, Arc<str>>,
     /// Bots joined as an agent, each with whether the member's role lets them take sessions.
     bots: HashMap<String, bool>,
+    /// The agent's own status (`update-agent-status`), for every bot joined; `None` until set,
+    /// which is online.
+    status: Option<AgentPresence>,
     /// Where the connection's events go, to end it when its user's sessions are revoked.
     sink: Option<Arc<dyn Sink>>,
 }
@@ -206,11 +246,16 @@ impl Engine {
         }
     }
 
-    /// Connections of members who may take the bot's sessions and have joined it as agents
-    /// right now. A viewer or editor watching the queue does not count: the widget would tell
+    /// Connections of members who may take the bot's sessions, have joined it as agents and are
+    /// available (see [`AgentPresence`]) right now. A viewer or editor watching the queue does
+    /// not count, nor does an agent who set themselves away or offline: the widget would tell
     /// visitors someone is there, and the unanswered-request mail would not go out.
     pub fn agents_online(&self, bot_id: &str) -> usize {
-        self.conns().values().filter(|state| state.user_id.is_some() && state.bots.get(bot_id) == Some(&true)).count()
+        self.conns()
+            .values()
+            .filter(|state| state.user_id.is_some() && state.bots.get(bot_id) == Some(&true))
+            .filter(|state| state.status.is_none_or(AgentPresence::available))
+            .count()
     }
 
     /// The session's actor and bot, if this connection may act in it: a visitor only in their
@@ -493,8 +538,10 @@ impl Engine {
             // Only once the role is known: a stranger's made-up bot ids start no actors.
             let bot = self.registry.bot(bot_id);
             let can_take = role.can_handle_support();
-            let agent = OnlineAgent { user_id: user_id.clone(), name: name.clone(), status: "online".into(), can_take, sink: conn.sink.clone() };
             self.if_connected(conn.id, |state| {
+                // A status set before this join holds here too.
+                let status = state.status.unwrap_or(AgentPresence::Online).as_str().to_string();
+                let agent = OnlineAgent { user_id: user_id.clone(), name: name.clone(), status, can_take, sink: conn.sink.clone() };
                 bot.do_send(AgentOnline { conn: conn.id, agent });
                 state.bots.insert(bot_id.to_string(), can_take);
             })?;
@@ -570,12 +617,20 @@ impl Engine {
         Ok(count)
     }
 
-    /// `update-agent-status` on every bot this connection joined.
+    /// `update-agent-status` on every bot this connection joined, and on those it joins later.
     pub fn set_agent_status(&self, conn: &Connection, status: &str) -> Result<(), EngineError> {
-        if !matches!(status, "online" | "away" | "busy" | "offline") {
-            return Err(EngineError::Invalid("Status must be online, away, busy or offline".into()));
+        if !matches!(conn.who, Who::Member { .. }) {
+            return Err(EngineError::Forbidden("Sign in as a team member to set an agent status".into()));
         }
-        let bots: Vec<String> = self.conns().get(&conn.id).map(|s| s.bots.keys().cloned().collect()).unwrap_or_default();
+        let Some(presence) = AgentPresence::parse(status) else {
+            return Err(EngineError::Invalid("Status must be online, away, busy or offline".into()));
+        };
+        let bots: Vec<String> = {
+            let mut conns = self.conns();
+            let Some(state) = conns.get_mut(&conn.id) else { return Err(EngineError::Gone) };
+            state.status = Some(presence);
+            state.bots.keys().cloned().collect()
+        };
         for bot in bots {
             if let Some(addr) = self.registry.running_bot(&bot) {
                 addr.do_send(AgentStatus { conn: conn.id, status: status.to_string() });
@@ -730,9 +785,13 @@ impl Engine {
             Some(bot) => bot.send(ListAgents).await.map_err(|_| EngineError::Gone)?,
             None => Vec::new(),
         };
-        let Some((_, target_name, _)) = agents.into_iter().find(|(id, _, _)| id == target_agent_id) else {
+        let Some((_, target_name, status)) = agents.into_iter().find(|(id, _, _)| id == target_agent_id) else {
             return Err(EngineError::Refused("That agent is not online for this assistant".into()));
         };
+        // Set away or offline: not there to take it.
+        if !AgentPresence::parse(&status).is_some_and(AgentPresence::available) {
+            return Err(EngineError::Refused(format!("That agent is {status} right now")));
+        }
         // Checked again against the roles themselves: a demotion or removal a moment ago may
         // not have reached the bot's list of online agents yet.
         if !self.member_role(target_agent_id, &bot_id).await.is_ok_and(Role::can_handle_support) {
