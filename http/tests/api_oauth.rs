@@ -20,6 +20,8 @@ on_both_backends!(
     an_account_without_a_password_confirms_an_email_change_through_its_provider,
     a_callback_opened_in_another_browser_signs_nobody_in,
     two_factor_after_a_provider_sign_in_asks_for_the_code,
+    an_unconfigured_provider_sends_a_browser_back_to_sign_in,
+    the_providers_call_names_the_configured_ones,
 );
 
 #[derive(Default)]
@@ -198,6 +200,48 @@ async fn sign_in_refuses_forged_state_and_unconfigured_providers(backend: parley
     assert_eq!((status, message(&body)), (StatusCode::SERVICE_UNAVAILABLE, "Google sign-in is not configured"));
     let (status, body) = bare.get("/api/auth/github", None).await;
     assert_eq!((status, message(&body)), (StatusCode::SERVICE_UNAVAILABLE, "GitHub sign-in is not configured"));
+}
+
+/// What a redirect to `/login?error=...` says.
+fn login_error(target: &str) -> String {
+    let query = target.strip_prefix("/login?").unwrap_or_else(|| panic!("not to /login: {target}"));
+    url::form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == "error").map(|(_, v)| v.into_owned()).unwrap()
+}
+
+async fn an_unconfigured_provider_sends_a_browser_back_to_sign_in(backend: parley_store::Backend) {
+    let bare = TestApp::spawn(backend).await;
+    // What Chromium sends when a button navigates the page.
+    let page = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8";
+    for (slug, label) in [("google", "Google"), ("github", "GitHub")] {
+        let opened = browser().get(bare.url(&format!("/api/auth/{slug}"))).header("accept", page).send().await.unwrap();
+        assert_eq!(opened.status(), StatusCode::FOUND);
+        let target = opened.headers()["location"].to_str().unwrap();
+        assert_eq!(login_error(target), format!("{label} sign-in is not configured"));
+        assert!(opened.headers().get("set-cookie").is_none(), "no sign-in was started");
+
+        // A script asking for JSON still hears the 503.
+        let called = browser().get(bare.url(&format!("/api/auth/{slug}"))).header("accept", "application/json").send().await.unwrap();
+        let (status, body) = support::read(called).await;
+        assert_eq!((status, message(&body)), (StatusCode::SERVICE_UNAVAILABLE, format!("{label} sign-in is not configured").as_str()));
+    }
+    // A configured provider still sends the browser on to itself.
+    let app = spawn_with_provider(backend).await;
+    let opened = browser().get(app.url("/api/auth/github")).header("accept", page).send().await.unwrap();
+    assert_eq!(opened.status(), StatusCode::FOUND);
+    assert!(opened.headers()["location"].to_str().unwrap().contains("/authorize?"));
+}
+
+async fn the_providers_call_names_the_configured_ones(backend: parley_store::Backend) {
+    let bare = TestApp::spawn(backend).await;
+    let (status, body) = bare.get("/api/auth/providers", None).await;
+    assert_eq!((status, body), (StatusCode::OK, json!({"google": false, "github": false})));
+    let github_only = TestApp::spawn_with(backend, |s| {
+        s.oauth.github.client_id = "client-1".into();
+        s.oauth.github.client_secret = "secret-1".into();
+    })
+    .await;
+    let (status, body) = github_only.get("/api/auth/providers", None).await;
+    assert_eq!((status, body), (StatusCode::OK, json!({"google": false, "github": true})));
 }
 
 /// A session of `user_id` signed with the server's secret, as the server would issue it, with

@@ -14,6 +14,13 @@ pub struct Health {
     pub database: String,
 }
 
+/// `GET /api/auth/providers`: true for a provider whose client id and secret are set.
+#[derive(ToSchema)]
+pub struct SignInProviders {
+    pub google: bool,
+    pub github: bool,
+}
+
 /// A short confirmation.
 #[derive(ToSchema)]
 pub struct Done {

@@ -1,7 +1,7 @@
 //! Sign-up (with a verification mail), sign-in with a password, sign-in through Google or
 //! GitHub, following emailed links (verify, confirm a new address), and 'Forgot password?'.
 
-use actix_web::http::header::{LOCATION, SET_COOKIE};
+use actix_web::http::header::{ACCEPT, LOCATION, SET_COOKIE};
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use parley_store::tokens::{Purpose, Redeem};
@@ -28,13 +28,15 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/auth/reset-password", web::post().to(reset_password))
         .route("/auth/logout", web::post().to(logout))
         .route("/auth/logout-everywhere", web::post().to(logout_everywhere))
+        // Before `/auth/{provider}`, which would take `providers` for a provider's name.
+        .route("/auth/providers", web::get().to(oauth_providers))
         .route("/auth/{provider}", web::get().to(oauth_start))
         .route("/auth/{provider}/callback", web::get().to(oauth_callback));
 }
 
 #[derive(OpenApi)]
 #[openapi(
-    paths(signup, login, verify_email, resend_verification, forgot_password, reset_password, logout, logout_everywhere, oauth_start, oauth_callback),
+    paths(signup, login, verify_email, resend_verification, forgot_password, reset_password, logout, logout_everywhere, oauth_providers, oauth_start, oauth_callback),
     tags((name = "auth", description = "Sign-up, sign-in (password, Google, GitHub) and emailed links"))
 )]
 pub struct Api;
@@ -294,21 +296,50 @@ fn secure_cookies(state: &AppState) -> bool {
 /// Starts a Google or GitHub sign-in: a redirect to the provider, and the flow's cookie.
 #[utoipa::path(get, path = "/api/auth/{provider}", tag = "auth",
     params(("provider" = String, Path, description = "`google` or `github`")),
-    responses((status = 302, description = "To the provider"), ApiErrors))]
+    responses((status = 302, description = "To the provider; a browser whose start is refused, back to `/login?error=...`"), ApiErrors))]
 async fn oauth_start(state: web::Data<AppState>, req: HttpRequest, path: web::Path<String>) -> ApiResult<HttpResponse> {
+    match start_sign_in(&state, &req, &path) {
+        // The sign-in buttons navigate the browser here: a refusal as a JSON page would leave
+        // the person on a raw error with no way back, so it goes back to the sign-in screen,
+        // which shows `?error=` as it does for the callback's refusals.
+        Err(refused) if opened_by_browser(&req) => {
+            let target = format!("/login?error={}", url_escape(&refused.message));
+            Ok(HttpResponse::Found().insert_header((LOCATION, target)).finish())
+        }
+        answer => answer,
+    }
+}
+
+fn start_sign_in(state: &AppState, req: &HttpRequest, provider: &str) -> ApiResult<HttpResponse> {
     // Each start keeps a pending sign-in for 10 minutes: counted like a sign-in attempt.
-    state.auth_throttle.attempt_from(state.client_ip.of(&req))?;
-    let (provider, _) = provider_of(&path)?;
+    state.auth_throttle.attempt_from(state.client_ip.of(req))?;
+    let (provider, _) = provider_of(provider)?;
     let (url, flow_state) = oauth::start(
         provider,
-        provider_config(&state, provider),
+        provider_config(state, provider),
         &state.settings.public_base_url(),
         &state.oauth_flows,
     )?;
     Ok(HttpResponse::Found()
         .insert_header((LOCATION, url))
-        .insert_header((SET_COOKIE, flow_cookie::bind(&flow_state, secure_cookies(&state))))
+        .insert_header((SET_COOKIE, flow_cookie::bind(&flow_state, secure_cookies(state))))
         .finish())
+}
+
+/// A page the browser opens (it asks for HTML), not a script's call (which asks for JSON or
+/// anything): only the first is sent back to the sign-in screen.
+fn opened_by_browser(req: &HttpRequest) -> bool {
+    req.headers().get(ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|accept| accept.contains("text/html"))
+}
+
+/// Which sign-in providers this server has settings for, so the sign-in screens offer only those.
+#[utoipa::path(get, path = "/api/auth/providers", tag = "auth",
+    responses((status = 200, description = "The configured providers", body = replies::SignInProviders)))]
+async fn oauth_providers(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok().json(json!({
+        "google": state.settings.oauth.google.is_configured(),
+        "github": state.settings.oauth.github.is_configured(),
+    }))
 }
 
 #[derive(Deserialize, IntoParams)]

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Alert, Anchor, Divider, Text } from '@mantine/core';
+import { Alert, Anchor, Text } from '@mantine/core';
 import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { AuthLayout } from '@/components/AuthLayout';
 import { LoginForm } from '@/features/auth/components/LoginForm';
@@ -30,12 +30,7 @@ export function LoginRoute() {
           {refused}
         </Alert>
       )}
-      {!codeStep && (
-        <>
-          <OAuthButtons />
-          <Divider label="or with email" labelPosition="center" />
-        </>
-      )}
+      {!codeStep && <OAuthButtons />}
       <LoginForm
         challenge={challenge}
         onCodeStep={setCodeStep}

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Alert, Anchor, Divider, Text } from '@mantine/core';
+import { Alert, Anchor, Text } from '@mantine/core';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { AuthLayout } from '@/components/AuthLayout';
 import { OAuthButtons } from '@/features/auth/components/OAuthButtons';
@@ -35,7 +35,6 @@ export function SignupRoute() {
       ) : (
         <>
           <OAuthButtons />
-          <Divider label="or with email" labelPosition="center" />
           <SignupForm
             onSignedUp={() => {
               void loadBots();

@@ -68,7 +68,14 @@ export interface SignupInput {
   name?: string;
 }
 
+export type SignInProvider = 'google' | 'github';
+
+/** `GET /api/auth/providers`: true for each provider the server has settings for. */
+export type SignInProviders = Record<SignInProvider, boolean>;
+
 export const authApi = {
+  /** Public: the sign-in screens ask it before offering Google or GitHub. */
+  providers: () => api<SignInProviders>('/auth/providers'),
   signup: (input: SignupInput) =>
     api<AuthResponse>('/auth/signup', { method: 'POST', body: { ...input } }),
   login: (email: string, password: string) =>
@@ -89,6 +96,6 @@ export const authApi = {
 };
 
 /** Browser navigation, not a data call: the server redirects to the provider and back to /auth-success. */
-export function oauthUrl(provider: 'google' | 'github'): string {
+export function oauthUrl(provider: SignInProvider): string {
   return `/api/auth/${provider}`;
 }
