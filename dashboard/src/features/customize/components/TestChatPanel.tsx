@@ -291,7 +291,7 @@ export function TestChatPanel({ botId, icon = null, canTest = true }: { botId: s
         opened={c.leadModalOpen}
         message={s.leadCaptureMessage}
         onSkip={chat.actions.skipLead}
-        onContinue={chat.actions.submitLead}
+        onContinue={(lead) => void chat.actions.submitLead(lead)}
       />
     </Stack>
   );

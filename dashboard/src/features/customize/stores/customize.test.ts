@@ -1,4 +1,26 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+// The lead form's details go out on a live connection of their own (the widget's leave-details).
+type Ack = { success: boolean; error?: string };
+const sockets: { opts: Record<string, unknown>; emitted: [string, unknown][]; closed: boolean }[] = [];
+let detailsAck: () => Promise<Ack> = async () => ({ success: true });
+vi.mock('socket.io-client', () => ({
+  io: (_url: string, opts: Record<string, unknown>) => {
+    const s = { opts, emitted: [] as [string, unknown][], closed: false };
+    sockets.push(s);
+    return {
+      timeout: () => ({
+        emitWithAck: (event: string, payload: unknown) => {
+          s.emitted.push([event, payload]);
+          return detailsAck();
+        },
+      }),
+      close: () => {
+        s.closed = true;
+      },
+    };
+  },
+}));
 import { mockFetch, bot } from '../../../../test-utils/fetch';
 import { bots } from '@/features/bots/stores/bots';
 import { customize, loadFromBot, resetCustomization, saveCustomization, setSetting } from './customize';
@@ -138,13 +160,48 @@ describe('test chat and the lead rule', () => {
     expect(chat.state.leadModalOpen).toBe(false);
     expect(chat.state.lead).toBeNull(); // nothing of email/name/phone: just closed
 
-    chat.actions.submitLead({ name: 'Ada', email: 'ada@x.example' });
+    // Saved at once, as the conversation's visitor: an owner who stops here still has the lead.
+    sockets.length = 0;
+    await chat.actions.submitLead({ name: 'Ada', email: 'ada@x.example' });
+    expect(sockets).toHaveLength(1);
+    expect(sockets[0]!.opts).toMatchObject({ auth: { visitorToken: 'vt2' }, forceNew: true });
+    expect(sockets[0]!.emitted).toEqual([['leave-details', { sessionId: 's1', leadData: { name: 'Ada', email: 'ada@x.example' } }]]);
+    expect(sockets[0]!.closed).toBe(true);
     await chat.actions.send('third', { enableLeadCapture: true });
-    expect((calls[2]!.body as Record<string, unknown>).leadData).toEqual({ name: 'Ada', email: 'ada@x.example' });
-    await chat.actions.send('fourth', { enableLeadCapture: true });
-    expect(calls[3]!.body).not.toHaveProperty('leadData');
+    expect(calls[2]!.body).not.toHaveProperty('leadData');
     await vi.advanceTimersByTimeAsync(LEAD_MODAL_DELAY_MS + 10);
     expect(chat.state.leadModalOpen).toBe(false); // lead given: no more
+  });
+
+  it('a lead whose save fails goes with the next message instead', async () => {
+    const calls = mockFetch({ 'POST /api/chat': { body: { sessionId: 's1', visitorToken: 'vt1', aiResponse: 'ok' } } });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    detailsAck = async () => ({ success: false, error: 'Server busy' });
+    try {
+      const chat = createTestChat();
+      chat.actions.reset('b1');
+      await chat.actions.send('hello', { enableLeadCapture: true });
+      await chat.actions.submitLead({ email: 'ada@x.example' });
+      expect(warn).toHaveBeenCalled();
+      await chat.actions.send('more', { enableLeadCapture: true });
+      expect((calls[1]!.body as Record<string, unknown>).leadData).toEqual({ email: 'ada@x.example' });
+      await chat.actions.send('again', { enableLeadCapture: true });
+      expect(calls[2]!.body).not.toHaveProperty('leadData');
+    } finally {
+      detailsAck = async () => ({ success: true });
+      warn.mockRestore();
+    }
+  });
+
+  it('a lead given before any conversation goes with the first message', async () => {
+    const calls = mockFetch({ 'POST /api/chat': { body: { sessionId: 's1', visitorToken: 'vt1', aiResponse: 'ok' } } });
+    sockets.length = 0;
+    const chat = createTestChat();
+    chat.actions.reset('b1');
+    await chat.actions.submitLead({ name: 'Ada' });
+    expect(sockets).toHaveLength(0);
+    await chat.actions.send('hello', { enableLeadCapture: true });
+    expect((calls[0]!.body as Record<string, unknown>).leadData).toEqual({ name: 'Ada' });
   });
 
   it('shows the error bubble on failure and refuses to send while pending', async () => {

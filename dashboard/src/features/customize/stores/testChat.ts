@@ -44,7 +44,7 @@ export interface TestChatState {
   visitorToken: string | null;
   /** Lead data given in this conversation (the modal does not come back). */
   lead: LeadData | null;
-  /** Not yet sent: goes with the next message. */
+  /** Not saved yet: goes with the next message (no conversation yet, or saving it failed). */
   leadToSend: LeadData | null;
   leadModalOpen: boolean;
 }
@@ -126,14 +126,32 @@ export function createTestChat() {
       return true;
     },
 
-    /** Continue: with nothing of email/name/phone it just closes. */
-    submitLead(form: LeadData) {
+    /**
+     * Continue: with nothing of email/name/phone it just closes. Otherwise the lead is saved at
+     * once, as the visitor chat saves it, so an owner who stops here still finds it in Leads;
+     * before the first reply there is no conversation to save it to, and it goes with the first
+     * message. A save that fails leaves it for the next message (spec: lead capture failures are
+     * only logged).
+     */
+    async submitLead(form: LeadData): Promise<void> {
       const lead = leadFromForm(form);
-      if (lead) {
-        state.lead = lead;
-        state.leadToSend = lead;
-      }
       state.leadModalOpen = false;
+      if (!lead) return;
+      state.lead = lead;
+      const { sessionId, visitorToken } = state;
+      if (!sessionId || !visitorToken) {
+        state.leadToSend = lead;
+        return;
+      }
+      // Not sent again with a message typed while this is under way.
+      state.leadToSend = null;
+      const gen = generation;
+      try {
+        await chatApi.leaveDetails(visitorToken, sessionId, lead);
+      } catch (err) {
+        console.warn('[Parley] lead capture failed', err);
+        if (gen === generation) state.leadToSend = lead;
+      }
     },
 
     skipLead() {
