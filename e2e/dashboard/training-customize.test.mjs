@@ -1,7 +1,8 @@
 // The Training page and the Customize screen in a real browser against the real server: a Q&A
 // pair trained to completed without a reload, a text source added and deleted, a retrain; the
 // palette, colours and welcome message saved and still there after a reload; the test chat
-// answering from the Q&A pair. No console errors at 1280 px and 390 px.
+// answering from the Q&A pair, its header, and its lead form saving the lead on Continue. No
+// console errors at 1280 px and 390 px.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
@@ -123,7 +124,26 @@ test("training sources, retrain, customization saved, test chat answers from the
   assert.equal(await page.getByTestId("test-chat-counter").textContent(), `${QUESTION.length}/500`);
   await box.press("Enter");
   await page.getByTestId("test-chat-messages").getByText(ANSWER, { exact: false }).waitFor({ timeout: 30000 });
-  assert.equal(await page.getByTestId("test-chat-status").textContent(), "We're here to help");
+  // The header names the bot and says it is there (spec 2 /preview: "the bot name, Online or Typing...").
+  assert.equal(await page.getByTestId("test-chat-name").textContent(), "Helper");
+  assert.equal(await page.getByTestId("test-chat-status").textContent(), "Online");
+
+  // A second exchange makes five messages: the lead form opens, and Continue saves the lead at
+  // once (leave-details as the conversation's visitor), with no further message sent.
+  await box.fill(QUESTION);
+  await box.press("Enter");
+  await until(async () => (await page.getByTestId("test-chat-messages").getByText(ANSWER, { exact: false }).count()) === 2, "the second reply");
+  const form = page.getByRole("dialog", { name: "Get Better Support" });
+  await form.waitFor({ timeout: 10000 });
+  await form.getByLabel("Name").fill("Tess Tester");
+  await form.getByLabel("Email").fill("tess@shop.example");
+  await form.getByRole("button", { name: "Continue" }).click();
+  await form.waitFor({ state: "hidden" });
+  const lead = await until(async () => {
+    const found = await api(base, "GET", `/api/leads?botId=${botId}`, { token: owner.token });
+    return found.body.leads?.find((l) => l.email === "tess@shop.example");
+  }, "the lead saved from the test chat");
+  assert.equal(lead.name, "Tess Tester");
   await noHorizontalOverflow(page, 1280);
   assert.deepEqual(errors, []);
   await page.context().close();

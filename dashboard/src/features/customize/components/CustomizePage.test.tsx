@@ -27,7 +27,10 @@ describe('Customize page', () => {
     render(<CustomizePage bot={helper} />);
     const chat = await screen.findByTestId('test-chat');
     expect(within(chat).getByText('Hi there')).toBeInTheDocument();
-    expect(within(chat).getByText("We're here to help")).toBeInTheDocument();
+    // The bot's name and its state (spec 2 /preview), not the widget's header subtitle.
+    expect(screen.getByTestId('test-chat-name')).toHaveTextContent('Helper');
+    expect(screen.getByTestId('test-chat-status')).toHaveTextContent('Online');
+    expect(within(chat).queryByText("We're here to help")).toBeNull();
     expect(within(chat).getByText('Do you ship?')).toBeInTheDocument();
     expect(within(chat).getByText('Press Enter to send, Shift + Enter for new line')).toBeInTheDocument();
     await u.type(within(chat).getByLabelText('Message'), 'hello');
@@ -63,7 +66,8 @@ describe('Customize page', () => {
     await u.type(screen.getByLabelText('Header title'), 'Acme Desk');
     expect(within(chat).getByText('Chat with Acme')).toBeInTheDocument();
     expect(within(chat).getByRole('link', { name: 'Email us' })).toHaveAttribute('href', 'mailto:help@acme.example');
-    expect(screen.getByTestId('test-chat-name')).toHaveTextContent('Acme Desk');
+    // The header title is the widget's; the test chat names the bot.
+    expect(screen.getByTestId('test-chat-name')).toHaveTextContent('Helper');
     for (const label of ['Business hours', 'Response time', 'Handover message']) expect(screen.getByLabelText(label)).toBeInTheDocument();
 
     await u.click(screen.getByRole('tab', { name: 'Advanced' }));
@@ -115,6 +119,27 @@ describe('Customize page', () => {
     fail = true;
     await u.click(screen.getByRole('button', { name: 'Save' }));
     expect(await screen.findByText('Failed to save configuration')).toBeInTheDocument();
+  });
+
+  it("says Typing... in the header while a reply is pending, Online again after it", async () => {
+    let answer: (reply: Response) => void = () => {};
+    mockFetch({
+      'GET /api/bots/b1': { body: { bot: { ...helper, typingDelay: 0 } } },
+      'GET /api/bots/b1/sources': { body: sources },
+      // Held until the test answers, as a slow reply would be.
+      'POST /api/chat': () => new Promise<Response>((done) => (answer = done)) as unknown as Promise<never>,
+    });
+    const u = userEvent.setup();
+    render(<CustomizePage bot={{ ...helper, typingDelay: 0 } as Bot} />);
+    const chat = await screen.findByTestId('test-chat');
+    const status = screen.getByTestId('test-chat-status');
+    expect(status).toHaveTextContent('Online');
+    await u.type(within(chat).getByLabelText('Message'), 'Do you ship?{Enter}');
+    await waitFor(() => expect(status).toHaveTextContent('Typing...'));
+    const reply = { sessionId: 's1', visitorToken: 'vt', aiResponse: 'We ship worldwide.' };
+    answer(new Response(JSON.stringify(reply), { headers: { 'Content-Type': 'application/json' } }));
+    expect(await within(chat).findByText('We ship worldwide.')).toBeInTheDocument();
+    expect(status).toHaveTextContent('Online');
   });
 
   it('sends with Enter, shows the reply, and the error bubble on failure', async () => {

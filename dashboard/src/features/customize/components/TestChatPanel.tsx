@@ -7,7 +7,7 @@ import { ActionIcon, Anchor, Avatar, Box, Group, Paper, ScrollArea, Stack, Text,
 import { IconRefresh, IconSend } from '@tabler/icons-react';
 import { useSnapshot } from 'valtio';
 import { scopedCustomCss } from '@parley/shared/customCss';
-import { HOOKS, KEYFRAMES, footer, headerTitle, suggestedQuestions } from '@parley/shared/look';
+import { HOOKS, KEYFRAMES, footer, suggestedQuestions } from '@parley/shared/look';
 import { faqQuestions } from '../api/faq';
 import { customize } from '../stores/customize';
 import { chatLook } from '../stores/look';
@@ -137,8 +137,9 @@ export function TestChatPanel({ botId, icon = null, canTest = true }: { botId: s
     }
   }
 
+  // Spec 2 /preview: the panel shows the bot's name and whether it is answering, not the widget's
+  // header title and subtitle.
   const name = s.botName.trim() || 'Assistant';
-  const title = headerTitle(s.headerTitle, name);
   const started = c.messages.some((m) => m.role === 'user');
   const chips = started ? [] : suggestedQuestions({ ...s, faqQuestions: faq });
   const foot = footer(s);
@@ -187,15 +188,15 @@ export function TestChatPanel({ botId, icon = null, canTest = true }: { botId: s
             wrap="nowrap"
             style={{ background: look.primary, color: look.userText }}
           >
-            <Avatar src={s.botAvatar.trim() || icon || null} radius="xl" color="white" alt={title}>
-              {title.charAt(0).toUpperCase()}
+            <Avatar src={s.botAvatar.trim() || icon || null} radius="xl" color="white" alt={name}>
+              {name.charAt(0).toUpperCase()}
             </Avatar>
             <Box style={{ minWidth: 0, flex: 1 }}>
               <Text fw={600} truncate style={{ fontSize: 'inherit' }} data-testid="test-chat-name">
-                {title}
+                {name}
               </Text>
               <Text size="xs" opacity={0.9} data-testid="test-chat-status">
-                {s.headerSubtitle}
+                {c.pending ? 'Typing...' : 'Online'}
               </Text>
             </Box>
           </Group>
