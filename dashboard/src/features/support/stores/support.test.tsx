@@ -225,6 +225,7 @@ describe('support store with the live channel', () => {
       'DELETE /api/chat/sessions/ok': { status: 200, body: { ok: true } },
       'DELETE /api/chat/sessions/bad': { status: 500, body: { error: { code: 'x', message: 'boom' } } },
       'DELETE /api/chat/sessions/mine': { status: 403, body: { error: { code: 'forbidden', message: 'Your role does not allow handling support sessions' } } },
+      'DELETE /api/chat/sessions/gone': { status: 404, body: { error: { code: 'not_found', message: 'Session not found' } } },
     });
     render(<div />);
     stop = startSupport('b1', 'me', 'inbox');
@@ -234,7 +235,11 @@ describe('support store with the live channel', () => {
     expect(support.inbox.map((s) => s._id)).toEqual(['bad']);
     expect(await deleteSession('bad')).toBe(false);
     expect(await screen.findByText('Unable to delete the session. Please try again.')).toBeInTheDocument();
-    // A refusal says why, in the server's words.
+    // Any other refusal: the spec's words, not the server's.
+    expect(await deleteSession('gone')).toBe(false);
+    await waitFor(() => expect(screen.getAllByText('Unable to delete the session. Please try again.')).toHaveLength(2));
+    expect(screen.queryByText('Session not found')).toBeNull();
+    // A role that may not delete is told so, in the server's words (the spec has none for it).
     expect(await deleteSession('mine')).toBe(false);
     expect(await screen.findByText('Your role does not allow handling support sessions')).toBeInTheDocument();
   });

@@ -492,6 +492,9 @@ export async function editMessage(messageId: string, content: string): Promise<s
   }
 }
 
+/** Spec 2 §8: the body of the 'Delete Failed' toast. */
+export const DELETE_FAILED = 'Unable to delete the session. Please try again.';
+
 export async function deleteSession(sessionId: string): Promise<boolean> {
   const id = notify.loading('Deleting Session', 'Please wait while we delete the conversation...');
   try {
@@ -502,8 +505,9 @@ export async function deleteSession(sessionId: string): Promise<boolean> {
     if (wasOpen && support.inbox.length) void selectSession(support.inbox[0]._id);
     return true;
   } catch (err) {
-    // A refusal says why (a role that may not delete, a conversation already gone).
-    const why = err instanceof ApiError && err.status < 500 ? err.message : 'Unable to delete the session. Please try again.';
+    // The spec's words (spec 2 §8), but for a role that may not delete: the spec has none for
+    // that, and "try again" would send the person round in circles, so the server says why.
+    const why = err instanceof ApiError && err.status === 403 && err.message ? err.message : DELETE_FAILED;
     notify.done(id, 'error', 'Delete Failed', why);
     return false;
   }
