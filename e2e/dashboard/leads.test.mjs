@@ -1,7 +1,8 @@
 // The Leads page in a real browser against the real server: a visitor leaves their details on
 // /chat and the lead appears on the owner's open /leads without a reload; New Lead, search,
 // filters, sorts, the inline status, Edit, export as CSV and JSON (the downloaded files read
-// back), View conversation, Delete; a viewer exports but cannot change anything.
+// back), View conversation, Delete; a viewer exports but cannot change anything; select-all past
+// the page of 50 exports every lead the search matches.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
@@ -219,6 +220,32 @@ test("a viewer reads and exports, and cannot change a lead", { skip }, async () 
   await page.getByRole("button", { name: "Export" }).click();
   const csv = await download(page, () => page.getByRole("menuitem", { name: "Export as CSV" }).click());
   assert.ok(csv.text.includes("Seen By Vera,seen@x.example"), csv.text);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test("select-all past the page: every lead the search matches is exported, not only the page's 50", { skip }, async () => {
+  for (let i = 1; i <= 53; i++) {
+    const made = await api(server.base, "POST", "/api/leads", { token: owner.token, body: { botId, name: `Bulk Buyer ${i}`, email: `bulk${i}@x.example` } });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+  }
+  const { context, page } = await ownerPage(owner);
+  await page.goto(`${server.base}/leads`);
+  await rows(page).first().waitFor();
+  await page.getByPlaceholder(/Search/).fill("bulk buyer");
+  await until(async () => (await rows(page).count()) === 50 && (await names(page)).every((n) => n.startsWith("Bulk Buyer")), "the first page of the search");
+  await page.getByRole("checkbox", { name: "Select all leads" }).check();
+  const bar = page.getByTestId("selection-bar");
+  await bar.getByText("50 lead(s) selected").waitFor();
+  await bar.getByRole("button", { name: "Select all 53 leads" }).click();
+  await bar.getByText("53 lead(s) selected").waitFor();
+  const all = await download(page, () => bar.getByRole("button", { name: "Export Selected" }).click());
+  const lines = all.text.split("\r\n").filter(Boolean);
+  assert.equal(lines.length, 54, all.text);
+  assert.ok(lines.slice(1).every((l) => l.startsWith("Bulk Buyer ")), all.text);
+  // Unticking a row leaves the page but that row.
+  await rows(page).first().getByRole("checkbox").uncheck();
+  await bar.getByText("49 lead(s) selected").waitFor();
   assert.deepEqual(page.errors, []);
   await context.close();
 });

@@ -19,11 +19,11 @@ const ROWS = [
   lead('b', { name: null, email: null, leadScore: null, source: 'manual', priority: 'urgent' }),
 ];
 
-function server(rows = ROWS) {
+function server(rows = ROWS, total = rows.length) {
   return mockFetch({
     'GET /api/leads': (c: Call) => {
       void c;
-      return { body: { leads: rows, total: rows.length, page: 1, limit: 50 } };
+      return { body: { leads: rows, total, page: 1, limit: 50 } };
     },
     'GET /api/leads/stats': { body: { stats } },
     'DELETE /api/leads/a': { body: { ok: true } },
@@ -72,6 +72,22 @@ describe('Leads page', () => {
     expect(screen.getByTestId('selection-bar')).toHaveTextContent('2 lead(s) selected');
     await userEvent.click(screen.getByRole('button', { name: 'Clear Selection' }));
     expect(screen.queryByTestId('selection-bar')).toBeNull();
+  });
+
+  it('offers every filtered lead past the page, and a row unticked ends that', async () => {
+    server(ROWS, 120);
+    render(<LeadsPage />);
+    await screen.findAllByTestId('lead-row');
+    expect(screen.queryByRole('button', { name: 'Select all 120 leads' })).toBeNull();
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Select all leads' }));
+    const bar = screen.getByTestId('selection-bar');
+    expect(bar).toHaveTextContent('2 lead(s) selected');
+    await userEvent.click(within(bar).getByRole('button', { name: 'Select all 120 leads' }));
+    expect(bar).toHaveTextContent('120 lead(s) selected');
+    expect(within(bar).queryByRole('button', { name: 'Select all 120 leads' })).toBeNull();
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Select Ann' }));
+    expect(bar).toHaveTextContent('1 lead(s) selected');
+    expect(screen.getByRole('checkbox', { name: 'Select Ann' })).not.toBeChecked();
   });
 
   it('asks before deleting', async () => {

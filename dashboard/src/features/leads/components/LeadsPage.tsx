@@ -10,7 +10,7 @@ import { bots as botsStore } from '@/features/bots/stores/bots';
 import { can } from '@/lib/permissions';
 import type { Lead, LeadSort } from '../api/leads';
 import { DELETE_CONFIRM, filtersActive, PRIORITY_OPTIONS, selectionLabel, SORT_OPTIONS, STATUS_OPTIONS } from '../stores/format';
-import { leads, leadsActions as act, pageCount, startLeads } from '../stores/leads';
+import { leads, leadsActions as act, offersAllMatching, pageCount, selectedCount, startLeads, tickedIds } from '../stores/leads';
 import { LeadFormModal } from './LeadFormModal';
 import { LeadInsights } from './LeadInsights';
 import { LeadStatCards } from './LeadStatCards';
@@ -79,10 +79,17 @@ export function LeadsPage() {
         </SimpleGrid>
       </Card>
 
-      {s.selected.length > 0 && (
+      {selectedCount(s) > 0 && (
         <Paper withBorder p="sm" mb="md" bg="blue.0" data-testid="selection-bar">
           <Group justify="space-between" wrap="wrap" gap="xs">
-            <Text fw={600}>{selectionLabel(s.selected.length)}</Text>
+            <Group gap="xs">
+              <Text fw={600}>{selectionLabel(selectedCount(s))}</Text>
+              {offersAllMatching(s) && (
+                <Button size="xs" variant="subtle" onClick={() => act.selectAllMatching()}>
+                  Select all {s.total} leads
+                </Button>
+              )}
+            </Group>
             <Group gap="xs">
               <Button size="xs" leftSection={<IconDownload size={14} />} onClick={() => void act.exportLeads('csv', true)} loading={s.exporting}>
                 Export Selected
@@ -116,7 +123,7 @@ export function LeadsPage() {
         <Card withBorder padding={0} style={{ opacity: s.loading ? 0.7 : 1 }}>
           <LeadsTable
             rows={rows}
-            selected={s.selected}
+            selected={tickedIds(s)}
             roles={roles}
             onToggle={act.toggle}
             onToggleAll={act.toggleAll}

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { notifications } from '@mantine/notifications';
 import { mockFetch, type Call } from '../../../../test-utils/fetch';
 import { runSignOutResets } from '@/lib/sign-out';
-import { leads, leadsActions, reload } from './leads';
+import { leads, leadsActions, offersAllMatching, reload, selectedCount, tickedIds } from './leads';
 import { lead } from './fixtures';
 
 const stats = {
@@ -121,5 +121,73 @@ describe('leads store', () => {
     expect(urls[0]).toBe('/api/leads/export?status=new&format=csv');
     expect(urls[1]).toBe('/api/leads/export?format=csv&ids=a%2Cb');
     expect(toasts()).toEqual(['Leads exported as CSV', 'Leads exported as CSV', 'Failed to export leads']);
+  });
+
+  it('select-all offers every filtered lead past the page, exports them by the filters, and ends on a change', async () => {
+    const urls: string[] = [];
+    mockFetch({
+      'GET /api/leads': { body: { leads: [lead('a'), lead('b')], total: 120, page: 1, limit: 50 } },
+      'GET /api/leads/stats': { body: { stats } },
+    });
+    await reload();
+    leads.status = 'new';
+    expect(offersAllMatching(leads)).toBe(false);
+    leadsActions.toggleAll();
+    expect(leads.selected).toEqual(['a', 'b']);
+    expect(offersAllMatching(leads)).toBe(true);
+    leadsActions.selectAllMatching();
+    expect([leads.allMatching, selectedCount(leads), offersAllMatching(leads)]).toEqual([true, 120, false]);
+
+    // Export Selected sends the filters, not the page's ids.
+    const listFetch = vi.mocked(fetch);
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+        if (String(input).startsWith('/api/leads/export')) {
+          urls.push(String(input));
+          return new Response('\ufeffName\r\n', { status: 200 });
+        }
+        return listFetch(input, init);
+      }),
+    );
+    expect(await leadsActions.exportLeads('csv', true)).toBe(true);
+    expect(urls).toEqual(['/api/leads/export?status=new&format=csv']);
+
+    // Unticking a row: the page but that row stays selected.
+    leadsActions.toggle('a');
+    expect([leads.allMatching, leads.selected]).toEqual([false, ['b']]);
+
+    // The sort matches the same leads and keeps the mode; a filter ends it, and the selection.
+    leadsActions.toggleAll();
+    leadsActions.selectAllMatching();
+    await leadsActions.setSort('oldest');
+    expect(leads.allMatching).toBe(true);
+    await leadsActions.setPriority('high');
+    expect([leads.allMatching, leads.selected]).toEqual([false, []]);
+    leadsActions.toggleAll();
+    leadsActions.selectAllMatching();
+    leadsActions.setSearch('ann');
+    expect([leads.allMatching, selectedCount(leads)]).toEqual([false, 0]);
+
+    // Clear Selection, and the header's box, end it too.
+    leadsActions.toggleAll();
+    leadsActions.selectAllMatching();
+    expect(tickedIds(leads)).toEqual(['a', 'b']);
+    leadsActions.clearSelection();
+    expect([leads.allMatching, selectedCount(leads)]).toEqual([false, 0]);
+    leadsActions.toggleAll();
+    leadsActions.selectAllMatching();
+    leadsActions.toggleAll();
+    expect([leads.allMatching, selectedCount(leads)]).toEqual([false, 0]);
+  });
+
+  it('offers no wider selection when the page holds every match', async () => {
+    mockFetch({
+      'GET /api/leads': { body: { leads: [lead('a'), lead('b')], total: 2, page: 1, limit: 50 } },
+      'GET /api/leads/stats': { body: { stats } },
+    });
+    await reload();
+    leadsActions.toggleAll();
+    expect(offersAllMatching(leads)).toBe(false);
   });
 });

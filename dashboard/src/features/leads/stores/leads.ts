@@ -28,6 +28,12 @@ export interface LeadsState {
   loading: boolean;
   stats: LeadStats | null;
   selected: string[];
+  /**
+   * Every lead the filters match is selected, on every page (spec 1 §4: "select-all selects all
+   * currently filtered rows"), not only the ids in `selected`: "Export Selected" then sends the
+   * filters. Ends when a filter changes or the selection is changed by hand.
+   */
+  allMatching: boolean;
   exporting: boolean;
 }
 
@@ -44,6 +50,7 @@ const initial = (): LeadsState => ({
   loading: false,
   stats: null,
   selected: [],
+  allMatching: false,
   exporting: false,
 });
 
@@ -57,6 +64,36 @@ const query = (): LeadQuery => ({ botId: leads.botId, q: leads.search, status: l
 
 export function pageCount(s: Pick<LeadsState, 'total'>): number {
   return Math.max(1, Math.ceil(s.total / PAGE_SIZE));
+}
+
+/** What the selection's helpers read (a component's snapshot will do). */
+interface SelectionView {
+  allMatching: boolean;
+  total: number;
+  selected: readonly string[];
+  leads: readonly Pick<Lead, '_id'>[];
+}
+
+/** How many leads are selected: every match in the all-matching mode. */
+export function selectedCount(s: Pick<SelectionView, 'allMatching' | 'total' | 'selected'>): number {
+  return s.allMatching ? s.total : s.selected.length;
+}
+
+/** The ids the table shows ticked: in the all-matching mode, every row of the page. */
+export function tickedIds(s: Pick<SelectionView, 'allMatching' | 'selected' | 'leads'>): readonly string[] {
+  return s.allMatching ? s.leads.map((l) => l._id) : s.selected;
+}
+
+/** The selection bar offers 'Select all {total} leads' once the whole page is ticked and more match. */
+export function offersAllMatching(s: SelectionView): boolean {
+  return !s.allMatching && s.leads.length > 0 && s.total > s.leads.length && s.leads.every((l) => s.selected.includes(l._id));
+}
+
+/** A selection of "every match" meant the old filters: with new ones nothing is selected. */
+function endAllMatching(): void {
+  if (!leads.allMatching) return;
+  leads.allMatching = false;
+  leads.selected = [];
 }
 
 /**
@@ -108,6 +145,8 @@ async function fetchStats(): Promise<LeadStats | null> {
 export const reload = ({ quiet = false } = {}) => loadList({ quiet, stats: fetchStats() });
 
 function setFilter(patch: Partial<Pick<LeadsState, 'botId' | 'status' | 'priority' | 'sort'>>): Promise<void> {
+  // The sort changes no match, so it keeps the selection of every match.
+  if (!('sort' in patch && Object.keys(patch).length === 1)) endAllMatching();
   Object.assign(leads, patch, { page: 1 });
   // Another bot: its figures arrive with its list.
   return loadList({ stats: 'botId' in patch ? fetchStats() : undefined });
@@ -120,6 +159,7 @@ export const leadsActions = {
   setSort: (sort: LeadSort) => setFilter({ sort }),
   /** The box shows the text at once; the server is asked after SEARCH_DEBOUNCE_MS of quiet. */
   setSearch(text: string): void {
+    if (text !== leads.search) endAllMatching();
     leads.search = text;
     if (searchTimer) clearTimeout(searchTimer);
     searchTimer = setTimeout(() => {
@@ -132,6 +172,7 @@ export const leadsActions = {
   clearFilters(): Promise<void> {
     if (searchTimer) clearTimeout(searchTimer);
     searchTimer = null;
+    endAllMatching();
     Object.assign(leads, { search: '', status: 'all', priority: 'all', page: 1 });
     return loadList();
   },
@@ -139,13 +180,31 @@ export const leadsActions = {
     leads.page = Math.min(Math.max(1, page), pageCount(leads));
     return loadList();
   },
+  /** A row's box. In the all-matching mode: the page's rows but this one stay selected. */
   toggle(id: string): void {
+    if (leads.allMatching) {
+      leads.allMatching = false;
+      leads.selected = leads.leads.map((l) => l._id).filter((l) => l !== id);
+      return;
+    }
     leads.selected = toggleOne(leads.selected, id);
   },
+  /** The header's box: the page's rows; unticked in the all-matching mode, nothing stays selected. */
   toggleAll(): void {
+    if (leads.allMatching) {
+      leads.allMatching = false;
+      leads.selected = [];
+      return;
+    }
     leads.selected = toggleAll(leads.selected, leads.leads);
   },
+  /** 'Select all {total} leads': every lead the filters match, on every page. */
+  selectAllMatching(): void {
+    leads.selected = [...new Set([...leads.selected, ...leads.leads.map((l) => l._id)])];
+    leads.allMatching = true;
+  },
   clearSelection(): void {
+    leads.allMatching = false;
     leads.selected = [];
   },
 
@@ -203,12 +262,13 @@ export const leadsActions = {
       return false;
     }
   },
-  /** The whole filtered list, or the selection (`selectedOnly`). */
+  /** The whole filtered list, or the selection (`selectedOnly`); a selection of every match is the filtered list. */
   async exportLeads(format: ExportFormat, selectedOnly = false): Promise<boolean> {
     if (leads.exporting) return false;
     leads.exporting = true;
     try {
-      const { blob, filename } = await leadsApi.exportFile(format, query(), selectedOnly ? [...leads.selected] : undefined);
+      const ids = selectedOnly && !leads.allMatching ? [...leads.selected] : undefined;
+      const { blob, filename } = await leadsApi.exportFile(format, query(), ids);
       saveFile(blob, filename);
       notify.success(`Leads exported as ${format.toUpperCase()}`);
       return true;
