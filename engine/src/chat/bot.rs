@@ -11,7 +11,7 @@ use parley_store::chat::SessionFilter;
 use parley_store::Store;
 
 use super::events::{Outgoing, ServerEvent, SessionList};
-use super::messages::{AgentAssigned, AgentOffline, AgentOnline, AgentRole, AgentStatus, ListAgents, OnlineAgent, Take, TakeOutcome, ToAgents, ToUser};
+use super::messages::{AgentAssigned, AgentOffline, AgentOnline, AgentRole, AgentStatus, ListAgents, OnlineAgent, Take, TakeOutcome, ToAgents, ToOtherAgents, ToUser};
 use super::peers::Peers;
 use super::service::AgentPresence;
 use super::types::{ConnId, EngineError, ALREADY_RESOLVED};
@@ -72,6 +72,20 @@ impl Handler<ToAgents> for BotActor {
     fn handle(&mut self, msg: ToAgents, _: &mut Self::Context) {
         self.last_activity = Instant::now();
         self.tell_all(&msg.0);
+    }
+}
+
+impl Handler<ToOtherAgents> for BotActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: ToOtherAgents, _: &mut Self::Context) {
+        self.last_activity = Instant::now();
+        let out = Outgoing::new(msg.event);
+        for (conn, agent) in &self.agents {
+            if !msg.told.contains(conn) {
+                agent.sink.push(&out);
+            }
+        }
     }
 }
 

@@ -121,6 +121,11 @@ pub struct Requeued(pub Arc<ChatSession>);
 #[rtype(result = "()")]
 pub struct Tell(pub ServerEvent);
 
+/// [`Tell`], and the bot's online agents too, each connection once.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct TellTeam(pub ServerEvent);
+
 // ---------------------------------------------------------------------------------------------
 // To a bot actor.
 
@@ -143,6 +148,15 @@ pub struct TakeOutcome {
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct ToAgents(pub ServerEvent);
+
+/// [`ToAgents`] from a session that already told its own team members: the connections in
+/// `told` are skipped, so an agent who follows the session and the bot hears it once.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct ToOtherAgents {
+    pub event: ServerEvent,
+    pub told: Vec<ConnId>,
+}
 
 /// Something only one member's connections on the bot should hear (`session-assigned`: the
 /// session is now theirs).

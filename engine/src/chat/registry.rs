@@ -14,10 +14,10 @@ use parley_store::Store;
 use super::bot::BotActor;
 use super::brain::Brain;
 use super::events::ServerEvent;
-use super::messages::{AgentAssigned, ToAgents};
+use super::messages::{AgentAssigned, ToAgents, ToOtherAgents};
 use super::peers::Peers;
 use super::session::SessionActor;
-use super::types::EngineError;
+use super::types::{ConnId, EngineError};
 
 /// A running session actor: its instance number, address and bot.
 struct Running {
@@ -170,6 +170,10 @@ impl Registry {
 impl Peers for Registry {
     fn tell_bot_agents(&self, bot_id: &str, event: ServerEvent) {
         self.bot(bot_id).do_send(ToAgents(event));
+    }
+
+    fn tell_other_bot_agents(&self, bot_id: &str, event: ServerEvent, told: Vec<ConnId>) {
+        self.bot(bot_id).do_send(ToOtherAgents { event, told });
     }
 
     fn assign_agent(&self, session_id: String, assigned: AgentAssigned) {

@@ -20,7 +20,7 @@ use super::directory::{BotInfo, Directory};
 use super::events::{Outgoing, ServerEvent, SessionList, Sink};
 use super::messages::{
     AgentOffline, AgentOnline, AgentRole, AgentSays, AgentStatus, Join, Leave, ListAgents, Member, OnlineAgent, Reload, Requeued, RequestSupport, Resolve, Take,
-    TakeOutcome, Tell, ToAgents, ToUser, Typing, VisitorSays,
+    TakeOutcome, Tell, TellTeam, ToAgents, ToUser, Typing, VisitorSays,
 };
 use super::registry::Registry;
 use super::session::SessionActor;
@@ -403,9 +403,8 @@ impl Engine {
         }
         let event = ServerEvent::SessionDeleted { session_id: session_id.to_string() };
         if let Some(addr) = self.registry.running_session(session_id) {
-            addr.do_send(Tell(event.clone()));
-        }
-        if let Some(agents) = self.registry.running_bot(&bot.id) {
+            addr.do_send(TellTeam(event));
+        } else if let Some(agents) = self.registry.running_bot(&bot.id) {
             agents.do_send(ToAgents(event));
         }
     }
@@ -837,7 +836,7 @@ impl Engine {
     /// Saved, then the session's members and the bot's agents hear it, as for a status change.
     pub async fn set_flags(&self, user_id: &str, session_id: &str, flags: FlagFilter, tags: Option<Vec<String>>) -> Result<Arc<ChatSession>, EngineError> {
         let who = Who::Member { user_id: user_id.to_string(), name: String::new() };
-        let (addr, bot_id, role) = self.session_for(&who, session_id).await?;
+        let (addr, _, role) = self.session_for(&who, session_id).await?;
         if !role.is_some_and(|r| r.can_edit_bot() || r.can_handle_support()) {
             return Err(EngineError::Forbidden("Your role does not allow marking or tagging conversations".into()));
         }
@@ -846,10 +845,8 @@ impl Engine {
         }
         let tags = tags.as_deref().map(clean_tags).transpose()?;
         let view = Arc::new(self.store.set_session_flags(session_id, flags, tags.as_deref()).await?);
+        // The session tells its members and the bot's other agents.
         addr.do_send(Reload { session: view.clone(), status_changed: false });
-        if let Some(bot) = self.registry.running_bot(&bot_id) {
-            bot.do_send(ToAgents(ServerEvent::SessionUpdated { session_id: session_id.to_string(), session: view.clone() }));
-        }
         Ok(view)
     }
 
@@ -875,27 +872,21 @@ impl Engine {
     /// bot's agents hear it.
     pub async fn set_status(&self, user_id: &str, session_id: &str, status: Option<&str>, priority: Option<&str>) -> Result<Arc<ChatSession>, EngineError> {
         let who = Who::Member { user_id: user_id.to_string(), name: String::new() };
-        let (addr, bot_id, role) = self.session_for(&who, session_id).await?;
+        let (addr, _, role) = self.session_for(&who, session_id).await?;
         Self::support_role(role)?;
         Self::check_status(status, priority)?;
         let view = Arc::new(self.store.set_session_status(session_id, status, priority).await?);
+        // The session tells its members and the bot's other agents.
         addr.do_send(Reload { session: view.clone(), status_changed: status.is_some() });
-        if let Some(bot) = self.registry.running_bot(&bot_id) {
-            bot.do_send(ToAgents(ServerEvent::SessionUpdated { session_id: session_id.to_string(), session: view.clone() }));
-        }
         Ok(view)
     }
 
     pub async fn delete_session(&self, user_id: &str, session_id: &str) -> Result<(), EngineError> {
         let who = Who::Member { user_id: user_id.to_string(), name: String::new() };
-        let (addr, bot_id, role) = self.session_for(&who, session_id).await?;
+        let (addr, _, role) = self.session_for(&who, session_id).await?;
         Self::support_role(role)?;
         self.store.delete_session(session_id).await?;
-        let event = ServerEvent::SessionDeleted { session_id: session_id.to_string() };
-        addr.do_send(Tell(event.clone()));
-        if let Some(bot) = self.registry.running_bot(&bot_id) {
-            bot.do_send(ToAgents(event));
-        }
+        addr.do_send(TellTeam(ServerEvent::SessionDeleted { session_id: session_id.to_string() }));
         Ok(())
     }
 

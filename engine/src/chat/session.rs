@@ -22,7 +22,7 @@ use tokio::sync::oneshot;
 
 use super::brain::{Brain, ReplyRequest};
 use super::events::{Outgoing, ServerEvent};
-use super::messages::{AgentAssigned, AgentSays, Join, Leave, Member, Reload, Requeued, RequestSupport, Resolve, Tell, Typing, VisitorSays};
+use super::messages::{AgentAssigned, AgentSays, Join, Leave, Member, Reload, Requeued, RequestSupport, Resolve, Tell, TellTeam, Typing, VisitorSays};
 use super::peers::Peers;
 use super::resends::{Resends, Seen};
 use super::types::{ConnId, EngineError, SupportAsked, TurnOutcome, ALREADY_RESOLVED, BUSY};
@@ -181,6 +181,13 @@ impl SessionActor {
     /// Tells every online agent of the bot (their dashboards list and preview sessions).
     fn to_bot_agents(&self, event: ServerEvent) {
         self.peers.tell_bot_agents(&self.bot_id, event);
+    }
+
+    /// Tells the bot's online agents an event this session's team members were just told:
+    /// those who follow the session and the bot hear it once, not twice.
+    fn to_other_bot_agents(&self, event: ServerEvent) {
+        let told = self.members.iter().filter(|(_, m)| m.user_id.is_some()).map(|(conn, _)| *conn).collect();
+        self.peers.tell_other_bot_agents(&self.bot_id, event, told);
     }
 
     fn run_next_turn(&mut self, ctx: &mut Context<Self>) {
@@ -528,11 +535,8 @@ impl Handler<Typing> for SessionActor {
     fn handle(&mut self, msg: Typing, _: &mut Self::Context) {
         if msg.from_visitor {
             let event = ServerEvent::CustomerTyping { session_id: self.id.clone(), is_typing: msg.is_typing };
-            let out = Outgoing::new(event.clone());
-            for member in self.members.values().filter(|m| m.user_id.is_some()) {
-                member.sink.push(&out);
-            }
-            self.to_bot_agents(event);
+            self.to_members(event.clone());
+            self.to_other_bot_agents(event);
         } else {
             self.to_visitors(ServerEvent::AgentTyping { is_typing: msg.is_typing });
         }
@@ -574,7 +578,7 @@ impl Handler<Resolve> for SessionActor {
                         timestamp: session.resolved_at.as_ref().map(parley_store::time::to_rfc3339).unwrap_or_default(),
                     };
                     act.broadcast(event.clone());
-                    act.to_bot_agents(event);
+                    act.to_other_bot_agents(event);
                     let _ = msg.reply.send(Ok(Arc::new(session)));
                 });
             }
@@ -591,8 +595,11 @@ impl Handler<Reload> for SessionActor {
             self.mode = Mode::of(&msg.session);
         }
         // The team sees every field; the visitor only what is theirs to see (an event's
-        // encoding is made once for all its connections, so each audience gets its own).
-        self.to_members(ServerEvent::SessionUpdated { session_id: self.id.clone(), session: msg.session.clone() });
+        // encoding is made once for all its connections, so each audience gets its own). The
+        // bot's other agents list the session, and hear it too.
+        let for_team = ServerEvent::SessionUpdated { session_id: self.id.clone(), session: msg.session.clone() };
+        self.to_members(for_team.clone());
+        self.to_other_bot_agents(for_team);
         self.to_visitors(ServerEvent::VisitorSessionUpdated { session_id: self.id.clone(), session: msg.session });
     }
 }
@@ -614,6 +621,15 @@ impl Handler<Requeued> for SessionActor {
     }
 }
 
+
+impl Handler<TellTeam> for SessionActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: TellTeam, ctx: &mut Self::Context) {
+        self.to_other_bot_agents(msg.0.clone());
+        <Self as Handler<Tell>>::handle(self, Tell(msg.0), ctx);
+    }
+}
 
 impl Handler<Tell> for SessionActor {
     type Result = ();

@@ -44,7 +44,7 @@ impl SioClient {
     }
 
     /// One long-poll: the packets the server had for us (answering its pings).
-    async fn poll(&mut self) -> Vec<String> {
+    pub async fn poll(&mut self) -> Vec<String> {
         let text = self.client.get(&self.url).send().await.expect("poll").text().await.expect("poll body");
         let mut packets = Vec::new();
         for packet in text.split(SEPARATOR) {
