@@ -426,6 +426,40 @@ async fn a_message_sent_again_with_its_client_id_is_saved_and_answered_once(back
     assert_eq!(list["total"], 3, "three conversations: the first, the other words, the other address");
 }
 
+/// The database refuses the bot's reply to a first message (a trigger, as a full disk would):
+/// the call fails, and the conversation it had begun is undone, so the client's repeat starts
+/// the only one, and the plan counts one conversation, not two. On PostgreSQL only: SQLite
+/// saves a message by appending it to the writer's journal, which a trigger cannot refuse.
+#[actix_web::test]
+async fn a_first_message_whose_reply_could_not_be_saved_starts_nothing() {
+    let app = TestApp::spawn(parley_store::Backend::Postgres).await;
+    let (owner, _) = app.signup("o@x.co").await;
+    let bot = app.create_bot(&owner, "Unsaved").await;
+    app.db
+        .execute(
+            "CREATE TRIGGER no_bot_replies BEFORE INSERT ON chat_messages WHEN NEW.role = 'bot' BEGIN SELECT RAISE(ABORT, 'no bot replies'); END;",
+            "CREATE FUNCTION no_bot_replies() RETURNS trigger AS $$ BEGIN IF NEW.role = 'bot' THEN RAISE EXCEPTION 'no bot replies'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql; \
+             CREATE TRIGGER no_bot_replies BEFORE INSERT ON chat_messages FOR EACH ROW EXECUTE FUNCTION no_bot_replies();",
+        )
+        .await
+        .unwrap();
+    let first = json!({"botId": bot, "message": "Do you ship abroad?", "clientId": "c-1"});
+    let (status, body) = app.post_json("/api/chat", None, first.clone()).await;
+    assert!(status.is_server_error(), "{status} {body}");
+    let (_, list) = app.get(&format!("/api/sessions?botId={bot}"), Some(&owner)).await;
+    assert_eq!(list["total"], 0, "the unanswered conversation is undone: {list}");
+    let (_, usage) = app.get("/api/billing/usage", Some(&owner)).await;
+    assert_eq!(usage["usage"]["conversations"]["used"], 0, "{usage}");
+
+    app.db.execute("DROP TRIGGER no_bot_replies;", "DROP TRIGGER no_bot_replies ON chat_messages; DROP FUNCTION no_bot_replies();").await.unwrap();
+    let (status, body) = app.post_json("/api/chat", None, first).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, list) = app.get(&format!("/api/sessions?botId={bot}"), Some(&owner)).await;
+    assert_eq!((list["total"].clone(), list["sessions"][0]["messageCount"].clone()), (json!(1), json!(2)), "{list}");
+    let (_, usage) = app.get("/api/billing/usage", Some(&owner)).await;
+    assert_eq!(usage["usage"]["conversations"]["used"], 1, "{usage}");
+}
+
 /// An OpenAI-compatible model that takes `delay` before it streams its one-line reply.
 fn slow_model(delay: std::time::Duration) -> String {
     use actix_web::{web, App, HttpResponse, HttpServer};

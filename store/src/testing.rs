@@ -80,6 +80,35 @@ impl TestDb {
     /// folder name's date part, e.g. `2026-11-24-000001`), runs `sql` on the schema before it
     /// (to write rows as the older code did), then migrates up again. Open a fresh `Store`
     /// afterwards to read the result.
+    /// Runs `sqlite` or `postgres` (by backend) on a connection of its own, beside the
+    /// server's: for a test that makes the database refuse a write (a trigger), as a failing
+    /// disk or a violated constraint would.
+    pub async fn execute(&self, sqlite: &str, postgres: &str) -> StoreResult<()> {
+        use diesel::connection::SimpleConnection;
+        use diesel::Connection;
+        let backend = self.backend;
+        let (url, sql) = match backend {
+            Backend::Sqlite => (self.dir.path().join("parley.db").to_string_lossy().to_string(), sqlite.to_string()),
+            Backend::Postgres => (self.database_url.clone(), postgres.to_string()),
+        };
+        let connection = |e: diesel::ConnectionError| StoreError::Connection(e.to_string());
+        tokio::task::spawn_blocking(move || match backend {
+            Backend::Sqlite => {
+                let mut conn = diesel::SqliteConnection::establish(&url).map_err(connection)?;
+                conn.batch_execute(&format!("PRAGMA busy_timeout = 10000; {sql}"))?;
+                Ok(())
+            }
+            Backend::Postgres => {
+                use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
+                let mut conn = <AsyncConnectionWrapper<AsyncPgConnection> as Connection>::establish(&url).map_err(connection)?;
+                SimpleConnection::batch_execute(&mut conn, &sql)?;
+                Ok(())
+            }
+        })
+        .await
+        .map_err(|e| StoreError::Connection(e.to_string()))?
+    }
+
     pub async fn redo_migration(&self, version: &str, sql: &str) -> StoreResult<()> {
         use diesel::Connection;
         let (backend, version, sql) = (self.backend, version.to_string(), sql.to_string());

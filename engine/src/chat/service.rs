@@ -354,7 +354,10 @@ impl Engine {
                 (VisitorSays { text: text.clone(), client_id: client_id.clone(), ack_on_save, reply: tx }, rx)
             })
             .await;
-        if started_here && matches!(outcome, Err(EngineError::Busy(_))) {
+        // A first message that was not answered (refused as busy, or its message or reply not
+        // saved on a store error) started no conversation: the client sends it again, which must
+        // not leave this one behind, empty or unanswered, beside the one its repeat starts.
+        if started_here && outcome.is_err() {
             self.undo_new_session(&bot, &session_id).await;
         }
         outcome
@@ -390,16 +393,17 @@ impl Engine {
         Ok(id)
     }
 
-    /// A conversation whose first message was refused as busy never started: the client retries
-    /// without its id, so the empty session would stay behind and its claim would spend one of
-    /// the plan's conversations per retry. (One with the visitor's details keeps its lead.)
+    /// A conversation whose first message was not answered never started: the client retries
+    /// (without the session's id, which it never got), so the session would stay behind and its
+    /// claim would spend one of the plan's conversations per retry. (One with the visitor's
+    /// details keeps its lead.)
     async fn undo_new_session(&self, bot: &BotInfo, session_id: &str) {
         if let Err(e) = self.store.delete_session(session_id).await {
-            tracing::warn!(session = %session_id, "a refused first message's session was not removed: {e}");
+            tracing::warn!(session = %session_id, "an unanswered first message's session was not removed: {e}");
             return;
         }
         if let Err(e) = self.store.release_conversation(&bot.owner_id).await {
-            tracing::warn!(session = %session_id, "a refused first message's conversation was not given back: {e}");
+            tracing::warn!(session = %session_id, "an unanswered first message's conversation was not given back: {e}");
         }
         let event = ServerEvent::SessionDeleted { session_id: session_id.to_string() };
         if let Some(addr) = self.registry.running_session(session_id) {
