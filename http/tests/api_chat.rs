@@ -437,7 +437,6 @@ async fn a_first_message_whose_reply_could_not_be_saved_starts_nothing() {
     let bot = app.create_bot(&owner, "Unsaved").await;
     app.db
         .execute(
-            "CREATE TRIGGER no_bot_replies BEFORE INSERT ON chat_messages WHEN NEW.role = 'bot' BEGIN SELECT RAISE(ABORT, 'no bot replies'); END;",
             "CREATE FUNCTION no_bot_replies() RETURNS trigger AS $$ BEGIN IF NEW.role = 'bot' THEN RAISE EXCEPTION 'no bot replies'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql; \
              CREATE TRIGGER no_bot_replies BEFORE INSERT ON chat_messages FOR EACH ROW EXECUTE FUNCTION no_bot_replies();",
         )
@@ -451,7 +450,7 @@ async fn a_first_message_whose_reply_could_not_be_saved_starts_nothing() {
     let (_, usage) = app.get("/api/billing/usage", Some(&owner)).await;
     assert_eq!(usage["usage"]["conversations"]["used"], 0, "{usage}");
 
-    app.db.execute("DROP TRIGGER no_bot_replies;", "DROP TRIGGER no_bot_replies ON chat_messages; DROP FUNCTION no_bot_replies();").await.unwrap();
+    app.db.execute("DROP TRIGGER no_bot_replies ON chat_messages; DROP FUNCTION no_bot_replies();").await.unwrap();
     let (status, body) = app.post_json("/api/chat", None, first).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let (_, list) = app.get(&format!("/api/sessions?botId={bot}"), Some(&owner)).await;

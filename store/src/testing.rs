@@ -76,21 +76,20 @@ impl TestDb {
         Ok(copy)
     }
 
-    /// Tests a data migration: reverts the migrations down to and including `version` (the
-    /// folder name's date part, e.g. `2026-11-24-000001`), runs `sql` on the schema before it
-    /// (to write rows as the older code did), then migrates up again. Open a fresh `Store`
-    /// afterwards to read the result.
-    /// Runs `sqlite` or `postgres` (by backend) on a connection of its own, beside the
-    /// server's: for a test that makes the database refuse a write (a trigger), as a failing
-    /// disk or a violated constraint would.
-    pub async fn execute(&self, sqlite: &str, postgres: &str) -> StoreResult<()> {
+    /// What a connection of a test's own opens: the SQLite file or the PostgreSQL database.
+    fn connection_url(&self) -> String {
+        match self.backend {
+            Backend::Sqlite => self.dir.path().join("parley.db").to_string_lossy().to_string(),
+            Backend::Postgres => self.database_url.clone(),
+        }
+    }
+
+    /// Runs `sql` on a connection of its own, beside the server's: for a test that makes the
+    /// database refuse a write (a trigger), as a failing disk or a violated constraint would.
+    pub async fn execute(&self, sql: &str) -> StoreResult<()> {
         use diesel::connection::SimpleConnection;
         use diesel::Connection;
-        let backend = self.backend;
-        let (url, sql) = match backend {
-            Backend::Sqlite => (self.dir.path().join("parley.db").to_string_lossy().to_string(), sqlite.to_string()),
-            Backend::Postgres => (self.database_url.clone(), postgres.to_string()),
-        };
+        let (backend, sql, url) = (self.backend, sql.to_string(), self.connection_url());
         let connection = |e: diesel::ConnectionError| StoreError::Connection(e.to_string());
         tokio::task::spawn_blocking(move || match backend {
             Backend::Sqlite => {
@@ -109,13 +108,13 @@ impl TestDb {
         .map_err(|e| StoreError::Connection(e.to_string()))?
     }
 
+    /// Tests a data migration: reverts the migrations down to and including `version` (the
+    /// folder name's date part, e.g. `2026-11-24-000001`), runs `sql` on the schema before it
+    /// (to write rows as the older code did), then migrates up again. Open a fresh `Store`
+    /// afterwards to read the result.
     pub async fn redo_migration(&self, version: &str, sql: &str) -> StoreResult<()> {
         use diesel::Connection;
-        let (backend, version, sql) = (self.backend, version.to_string(), sql.to_string());
-        let url = match backend {
-            Backend::Sqlite => self.dir.path().join("parley.db").to_string_lossy().to_string(),
-            Backend::Postgres => self.database_url.clone(),
-        };
+        let (backend, version, sql, url) = (self.backend, version.to_string(), sql.to_string(), self.connection_url());
         let connection = |e: diesel::ConnectionError| StoreError::Connection(e.to_string());
         tokio::task::spawn_blocking(move || match backend {
             Backend::Sqlite => {
