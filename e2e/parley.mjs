@@ -4,7 +4,7 @@
 // and read through its HTTP API, so the tests follow the links people would click.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync } from "node:fs";
-import { createServer } from "node:net";
+import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -38,30 +38,65 @@ let mailDev;
 
 /** The maildev of this test file: `{ smtpPort, web }` (started on first use). */
 export function mailServer() {
-  mailDev ??= (async () => {
+  mailDev ??= startMailDev();
+  return mailDev;
+}
+
+// The two ports are free when chosen but not held: another process (a server, or an outgoing
+// connection given that port) may take one before maildev binds it, and maildev then exits. It
+// is started again on new ports; its error output says why when every attempt fails.
+async function startMailDev(attempts = 4) {
+  const bin = join(repo, "e2e", "node_modules", "maildev", "bin", "maildev");
+  if (!existsSync(bin)) throw new Error("maildev is missing: run `npm install` in e2e/ (scripts/test-env.sh does)");
+  const failures = [];
+  for (let attempt = 1; attempt <= attempts; attempt++) {
     const smtpPort = await freePort();
     const webPort = await freePort();
-    const bin = join(repo, "e2e", "node_modules", "maildev", "bin", "maildev");
-    if (!existsSync(bin)) throw new Error("maildev is missing: run `npm install` in e2e/ (scripts/test-env.sh does)");
+    if (smtpPort === webPort) continue;
     const child = spawn(
       process.execPath,
       [bin, "--smtp", String(smtpPort), "--web", String(webPort), "--ip", "127.0.0.1", "--web-ip", "127.0.0.1", "--silent"],
-      { stdio: "ignore" },
+      { stdio: ["ignore", "ignore", "pipe"] },
     );
+    let stderr = "";
+    let exited = null;
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("exit", (code, signal) => (exited = signal ?? code));
     // The test process may end while maildev runs; it goes with it.
     child.unref();
+    child.stderr.unref();
     process.once("exit", () => child.kill());
     const web = `http://127.0.0.1:${webPort}`;
-    await until(async () => {
+    const up = await until(async () => {
+      if (exited !== null) return "exited";
       try {
-        return (await fetch(`${web}/email`)).ok;
+        return (await fetch(`${web}/email`)).ok && (await greets(smtpPort)) && "up";
       } catch {
         return false;
       }
     }, "maildev to start", 30000);
-    return { smtpPort, web };
-  })();
-  return mailDev;
+    if (up === "up") return { smtpPort, web };
+    const errorLine = stderr.split("\n").find((line) => /^\w*Error\b/.test(line)) ?? stderr.trim().split("\n").at(-1);
+    failures.push(`attempt ${attempt} (smtp ${smtpPort}, web ${webPort}) exited with ${exited}: ${errorLine}`);
+  }
+  throw new Error(`maildev did not start:\n${failures.join("\n")}`);
+}
+
+/** Whether an SMTP server greets on loopback `port` (it is then told QUIT, so it sees a clean end). */
+function greets(port) {
+  return new Promise((resolveGreets) => {
+    const socket = createConnection({ host: "127.0.0.1", port });
+    let heard = "";
+    socket.setEncoding("utf8");
+    socket.setTimeout(2000, () => socket.destroy());
+    socket.on("data", (chunk) => {
+      const greeted = heard.includes("\n");
+      heard += chunk;
+      if (!greeted && heard.startsWith("220") && heard.includes("\n")) socket.end("QUIT\r\n");
+    });
+    socket.once("close", () => resolveGreets(heard.startsWith("220")));
+    socket.once("error", () => resolveGreets(false));
+  });
 }
 
 /** Every mail maildev holds to `address` (case-insensitive), oldest first. */

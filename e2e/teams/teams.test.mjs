@@ -17,7 +17,6 @@ import {
   linkIn,
   mailsTo,
   until,
-  freePort,
 } from "../parley.mjs";
 
 let server;
@@ -58,8 +57,9 @@ async function startProvider() {
       res.writeHead(404).end();
     }
   });
-  const port = await freePort();
-  await new Promise((r) => http.listen(port, "127.0.0.1", r));
+  // Port 0: the kernel picks a free port and holds it from the start (no window to lose it in).
+  await new Promise((r) => http.listen(0, "127.0.0.1", r));
+  const { port } = http.address();
   return {
     base: `http://127.0.0.1:${port}`,
     set person(p) {
